@@ -1,0 +1,43 @@
+//! Errors of the core. The event loop itself returns none: bad input is caught when a scenario
+//! is validated, and a panic during a run is a bug.
+
+use std::fmt;
+
+/// A scenario value that is missing, malformed or impossible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Dotted key path, e.g. `queue.max_th` or `flows[1].rate`.
+    pub path: String,
+    /// 1-based line in the scenario file, when known.
+    pub line: Option<usize>,
+    /// What is wrong and what is allowed, lowercase.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error at `path` saying `message`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        ConfigError { path: path.into(), line: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.path.is_empty(), self.line) {
+            (true, Some(l)) => write!(f, "line {l}: {}", self.message),
+            (true, None) => write!(f, "{}", self.message),
+            (false, Some(l)) => write!(f, "{} (line {l}): {}", self.path, self.message),
+            (false, None) => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Shorthand for validation results.
+pub type ConfigResult<T> = Result<T, ConfigError>;
+
+/// Joins a parent key path and a child key.
+pub fn join(parent: &str, key: &str) -> String {
+    if parent.is_empty() { key.to_string() } else { format!("{parent}.{key}") }
+}

@@ -1,0 +1,119 @@
+//! The packet: a small `Copy` struct moved by value through queues and links.
+//!
+//! Sequence numbers count segments, not bytes: segment `k` of a flow carries payload bytes
+//! `[k·mss, (k+1)·mss)`. This keeps the TCP scoreboard indexable and the struct small; byte
+//! counts are derived from `payload`.
+
+use crate::engine::Time;
+
+/// Index of a flow in the scenario (0-based, in `[[flows]]` order after expanding `count`).
+pub type FlowId = u32;
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// A TCP data segment.
+    TcpData,
+    /// A pure TCP acknowledgement.
+    TcpAck,
+    /// A UDP datagram.
+    Udp,
+}
+
+/// ECN codepoint of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    NotEct,
+    /// ECN-capable transport.
+    Ect,
+    /// Congestion experienced (set by a marking queue).
+    Ce,
+}
+
+/// A SACK block: segments `[start, end)` held by the receiver (RFC 2018).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    /// First segment of the block.
+    pub start: u32,
+    /// One past the last segment of the block.
+    pub end: u32,
+}
+
+/// TCP header flag: ECN-Echo (RFC 3168 §6.1.3).
+pub const FLAG_ECE: u8 = 1;
+/// TCP header flag: Congestion Window Reduced.
+pub const FLAG_CWR: u8 = 2;
+/// Not on the wire: this data segment is a retransmission (for metrics only).
+pub const FLAG_RETRANSMIT: u8 = 4;
+/// Not on the wire: the last segment of a finite transfer.
+pub const FLAG_FIN: u8 = 8;
+
+/// Maximum SACK blocks carried on one ACK (three fit beside timestamps in 40 option bytes).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A packet in flight. 64 bytes, one cache line (asserted below).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// The flow this packet belongs to (ACKs carry the flow of the data they acknowledge).
+    pub flow: FlowId,
+    /// Data: segment number. ACK: unused (0). UDP: datagram sequence number.
+    pub seq: u32,
+    /// ACK: the next segment expected (cumulative). Data: unused.
+    pub ack: u32,
+    /// Bytes on the wire, headers included; what queues and links account.
+    pub size: u32,
+    /// Application payload bytes.
+    pub payload: u16,
+    /// Data, ACK or UDP.
+    pub kind: PacketKind,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// `FLAG_*` bits.
+    pub flags: u8,
+    /// Traffic class for class-based disciplines (0 unless the scenario assigns one).
+    pub class: u8,
+    /// Number of valid entries in `sack`.
+    pub sack_len: u8,
+    /// When the sender handed this packet to its access link (for one-way delay).
+    pub sent_at: Time,
+    /// When the packet entered the queue it is in now (for sojourn time).
+    pub enqueued_at: Time,
+    /// SACK blocks, most recent first (RFC 2018 §4); only `sack[..sack_len]` is meaningful.
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+}
+
+const _: () = assert!(std::mem::size_of::<Packet>() <= 64, "Packet must fit one cache line");
+
+impl Packet {
+    /// A blank packet of `kind` for `flow`, with every other field zero.
+    pub const fn new(kind: PacketKind, flow: FlowId) -> Packet {
+        Packet {
+            flow,
+            seq: 0,
+            ack: 0,
+            size: 0,
+            payload: 0,
+            kind,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: 0,
+            sack_len: 0,
+            sent_at: Time::ZERO,
+            enqueued_at: Time::ZERO,
+            sack: [SackBlock { start: 0, end: 0 }; MAX_SACK_BLOCKS],
+        }
+    }
+
+    /// Whether flag bit(s) `f` are set.
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+
+    /// The valid SACK blocks.
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.sack_len as usize]
+    }
+}

@@ -1,0 +1,148 @@
+//! Queue disciplines behind one sans-IO trait.
+//!
+//! A discipline is handed the time, a packet and a random stream; it returns a decision. It never
+//! reads a clock, schedules events or touches files, so the same code serves the simulator, unit
+//! tests with scripted packet sequences, and (later) a real-packet router.
+//!
+//! Accounting convention (spec seed000-cbt-algorithms §2.0): a packet leaves the queue when its
+//! transmission *starts*; the packet on the wire is not counted in the queue length.
+
+pub mod droptail;
+pub mod red;
+pub mod red_core;
+
+use crate::engine::{Rng, Time};
+use crate::packet::Packet;
+
+pub use droptail::{DropTail, DropTailParams};
+pub use red::{Red, RedParams};
+
+/// Why a packet was discarded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    /// Probabilistic early drop (RED family: the average is between the thresholds).
+    Early,
+    /// Deterministic drop because the average exceeds the maximum threshold.
+    Forced,
+    /// The buffer is full.
+    Overflow,
+}
+
+/// Fate of the arriving packet. Packets discarded from inside the queue during the call
+/// (victim, head or batch drops) are pushed to the `drops` buffer instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queued unchanged.
+    Enqueued,
+    /// Queued with its ECN field set to CE.
+    Marked,
+    /// Discarded.
+    Dropped(DropKind),
+}
+
+/// Packets a discipline discarded from inside its queue during one call, with the reason.
+/// Owned by the engine and reused, so no call allocates.
+pub type DropBuf = Vec<(Packet, DropKind)>;
+
+/// Counters every discipline keeps, named like the `summary.json` queue keys.
+/// Invariant: `arrivals = enqueues + drops of arriving packets`;
+/// `enqueues = dequeues + queued + drops from inside the queue`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QdiscStats {
+    /// Packets offered to the queue.
+    pub arrivals: u64,
+    /// Packets accepted (marked ones included).
+    pub enqueues: u64,
+    /// Packets handed to the link.
+    pub dequeues: u64,
+    /// Early (probabilistic) drops.
+    pub drops_early: u64,
+    /// Forced drops (average above the maximum threshold).
+    pub drops_forced: u64,
+    /// Drops because the buffer was full.
+    pub drops_overflow: u64,
+    /// Packets ECN-marked instead of dropped.
+    pub marks: u64,
+}
+
+impl QdiscStats {
+    /// Total drops of every kind.
+    pub fn drops(&self) -> u64 {
+        self.drops_early + self.drops_forced + self.drops_overflow
+    }
+
+    /// Counts one drop of `kind`.
+    pub fn count_drop(&mut self, kind: DropKind) {
+        match kind {
+            DropKind::Early => self.drops_early += 1,
+            DropKind::Forced => self.drops_forced += 1,
+            DropKind::Overflow => self.drops_overflow += 1,
+        }
+    }
+}
+
+/// The queue-discipline interface.
+pub trait Qdisc {
+    /// Offers an arriving packet at `now`. Returns its fate; packets dropped from inside the
+    /// queue go to `drops`.
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, drops: &mut DropBuf) -> Verdict;
+    /// Takes the next packet to transmit at `now` (its transmission starts now).
+    fn dequeue(&mut self, now: Time, drops: &mut DropBuf) -> Option<Packet>;
+    /// The packet `dequeue` would return next, if the discipline can tell without side effects.
+    fn peek(&self) -> Option<&Packet>;
+    /// Packets queued.
+    fn len_packets(&self) -> usize;
+    /// Bytes queued; the sum of `size` over queued packets.
+    fn len_bytes(&self) -> u64;
+    /// Counters since the start of the run.
+    fn stats(&self) -> &QdiscStats;
+    /// The discipline's smoothed queue estimate (RED's `avg`), if it keeps one, in its own unit.
+    fn average(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
+pub enum AnyQdisc {
+    /// Drop-tail FIFO.
+    DropTail(DropTail),
+    /// Random Early Detection.
+    Red(Red),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            AnyQdisc::DropTail($q) => $e,
+            AnyQdisc::Red($q) => $e,
+        }
+    };
+}
+
+impl Qdisc for AnyQdisc {
+    #[inline]
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
+        dispatch!(self, q => q.enqueue(pkt, now, rng, drops))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Time, drops: &mut DropBuf) -> Option<Packet> {
+        dispatch!(self, q => q.dequeue(now, drops))
+    }
+    fn peek(&self) -> Option<&Packet> {
+        dispatch!(self, q => q.peek())
+    }
+    #[inline]
+    fn len_packets(&self) -> usize {
+        dispatch!(self, q => q.len_packets())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn stats(&self) -> &QdiscStats {
+        dispatch!(self, q => q.stats())
+    }
+    fn average(&self) -> Option<f64> {
+        dispatch!(self, q => q.average())
+    }
+}

@@ -1,0 +1,1 @@
+//! Shared RED machinery (placeholder: being written; see qdisc/red.rs).

@@ -1,0 +1,3 @@
+//! Scenario schema, unit parsing and validation.
+
+pub mod units;

@@ -1,0 +1,221 @@
+//! Quantities with explicit units, as scenario strings: rates (`"10Mbps"`), durations (`"20ms"`),
+//! sizes (`"1500B"`, `"150KB"`) and queue limits (`100` packets or a size).
+//!
+//! Decimal prefixes follow networking usage: k = 10³, M = 10⁶, G = 10⁹ for both bits and bytes;
+//! `KiB`/`MiB` are binary. A bare number is rejected where a unit is required, because "10"
+//! could mean bits, bytes or packets.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+use crate::engine::Dur;
+
+/// A link or source rate in bits per second (> 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate(pub f64);
+
+/// A duration, e.g. `"20ms"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Duration(pub Dur);
+
+/// A size in bytes, e.g. `"1500B"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(pub u64);
+
+/// A queue limit: a packet count (bare integer) or a byte size (string with unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// At most this many packets queued.
+    Packets(u64),
+    /// At most this many bytes queued.
+    Bytes(u64),
+}
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("bps", 1.0), ("kbps", 1e3), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12),
+    ("b/s", 1.0), ("kb/s", 1e3), ("Kb/s", 1e3), ("Mb/s", 1e6), ("Gb/s", 1e9), ("Tb/s", 1e12),
+    ("bit", 1.0), ("kbit", 1e3), ("Kbit", 1e3), ("mbit", 1e6), ("Mbit", 1e6), ("gbit", 1e9), ("Gbit", 1e9),
+    ("Bps", 8.0), ("KBps", 8e3), ("kBps", 8e3), ("MBps", 8e6), ("GBps", 8e9),
+    ("B/s", 8.0), ("KB/s", 8e3), ("kB/s", 8e3), ("MB/s", 8e6), ("GB/s", 8e9),
+];
+const DURATION_UNITS: &[(&str, f64)] =
+    &[("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0), ("min", 60.0)];
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("B", 1.0), ("KB", 1e3), ("kB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0),
+    ("MiB", 1048576.0), ("GiB", 1073741824.0),
+];
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let n: f64 = s[..end].parse().ok()?;
+    Some((n, s[end..].trim()))
+}
+
+fn parse_with(s: &str, units: &[(&str, f64)]) -> Option<f64> {
+    let (n, unit) = split_number(s)?;
+    units.iter().find(|(u, _)| *u == unit).map(|(_, k)| n * k)
+}
+
+fn unit_list(units: &[(&str, f64)]) -> String {
+    units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ")
+}
+
+/// Parses a rate such as `"10Mbps"`; the error says what is allowed.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    match parse_with(s, RATE_UNITS) {
+        Some(r) if r > 0.0 && r.is_finite() => Ok(r),
+        Some(_) => Err(format!("rate must be positive, got \"{s}\"")),
+        None => Err(format!(
+            "\"{s}\" is not a rate; write a number and a unit, e.g. \"10Mbps\" (units: {})",
+            "bps, kbps, Mbps, Gbps, Tbps, b/s, Mb/s, Mbit, Bps, KBps, MBps"
+        )),
+    }
+}
+
+/// Parses a non-negative duration such as `"20ms"`.
+pub fn parse_duration(s: &str) -> Result<Dur, String> {
+    match parse_with(s, DURATION_UNITS) {
+        Some(d) if d >= 0.0 && d.is_finite() && d < 1.0e9 => Ok(Dur::from_secs_f64(d)),
+        Some(_) => Err(format!("duration must be non-negative, got \"{s}\"")),
+        None => Err(format!(
+            "\"{s}\" is not a duration; write a number and a unit, e.g. \"20ms\" (units: {})",
+            unit_list(DURATION_UNITS)
+        )),
+    }
+}
+
+/// Parses a size such as `"1500B"` or `"150KB"`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    match parse_with(s, SIZE_UNITS) {
+        Some(b) if b >= 0.0 && b.is_finite() => Ok(b.round() as u64),
+        Some(_) => Err(format!("size must be non-negative, got \"{s}\"")),
+        None => Err(format!(
+            "\"{s}\" is not a size; write a number and a unit, e.g. \"1500B\" (units: {})",
+            unit_list(SIZE_UNITS)
+        )),
+    }
+}
+
+struct StrVisitor<F>(&'static str, F);
+
+impl<'de, T, F: Fn(&str) -> Result<T, String>> Visitor<'de> for StrVisitor<F> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        (self.1)(v).map_err(E::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a rate string such as \"10Mbps\"", |s: &str| parse_rate(s).map(Rate)))
+    }
+}
+impl<'de> Deserialize<'de> for Duration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a duration string such as \"20ms\"", |s: &str| {
+            parse_duration(s).map(Duration)
+        }))
+    }
+}
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a size string such as \"1500B\"", |s: &str| parse_size(s).map(Bytes)))
+    }
+}
+
+struct LimitVisitor;
+impl<'de> Visitor<'de> for LimitVisitor {
+    type Value = Limit;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a packet count (integer) or a size string such as \"150KB\"")
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Limit, E> {
+        if v <= 0 {
+            return Err(E::custom(format!("limit must be a positive packet count, got {v}")));
+        }
+        Ok(Limit::Packets(v as u64))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Limit, E> {
+        self.visit_i64(v.min(i64::MAX as u64) as i64)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Limit, E> {
+        match parse_size(v) {
+            Ok(0) => Err(E::custom("limit must be positive, got 0 bytes")),
+            Ok(b) => Ok(Limit::Bytes(b)),
+            Err(e) => Err(E::custom(e)),
+        }
+    }
+}
+impl<'de> Deserialize<'de> for Limit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LimitVisitor)
+    }
+}
+
+// Serialisation echoes canonical strings, so the filled-in scenario in summary.json parses again.
+impl Serialize for Rate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}bps", self.0))
+    }
+}
+impl Serialize for Duration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}ns", self.0 .0))
+    }
+}
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}B", self.0))
+    }
+}
+impl Serialize for Limit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Limit::Packets(n) => s.serialize_u64(*n),
+            Limit::Bytes(b) => s.serialize_str(&format!("{b}B")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_with_decimal_prefixes() {
+        assert_eq!(parse_rate("10Mbps"), Ok(10e6));
+        assert_eq!(parse_rate("1.5 Gb/s"), Ok(1.5e9));
+        assert_eq!(parse_rate("100kbit"), Ok(1e5));
+        assert_eq!(parse_rate("1MBps"), Ok(8e6));
+    }
+
+    #[test]
+    fn misspelt_rate_unit_is_rejected_with_the_allowed_units() {
+        let e = parse_rate("10Mbs").unwrap_err();
+        assert!(e.contains("\"10Mbs\" is not a rate") && e.contains("Mbps"), "{e}");
+        assert!(parse_rate("10").is_err());
+        assert!(parse_rate("0Mbps").unwrap_err().contains("positive"));
+        assert!(parse_rate("-5Mbps").unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn durations_and_sizes_parse() {
+        assert_eq!(parse_duration("20ms"), Ok(Dur(20_000_000)));
+        assert_eq!(parse_duration("1.5s"), Ok(Dur(1_500_000_000)));
+        assert_eq!(parse_duration("250us"), Ok(Dur(250_000)));
+        assert_eq!(parse_size("1500B"), Ok(1500));
+        assert_eq!(parse_size("150KB"), Ok(150_000));
+        assert_eq!(parse_size("64KiB"), Ok(65_536));
+        assert!(parse_duration("20").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+}

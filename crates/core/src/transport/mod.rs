@@ -1,0 +1,3 @@
+//! Transport endpoints: TCP and UDP.
+
+pub mod tcp;

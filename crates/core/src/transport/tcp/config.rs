@@ -1,0 +1,112 @@
+//! Validated TCP settings shared by every flow of a `[[flows]]` group. Per-call `&TcpConfig`
+//! keeps per-flow state small (thousands of flows share one config).
+
+use crate::engine::Dur;
+
+/// Sender congestion-control / loss-recovery flavour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    /// Slow start, congestion avoidance, fast retransmit; every loss restarts from cwnd = 1.
+    Tahoe,
+    /// Tahoe plus fast recovery (RFC 5681).
+    Reno,
+    /// Reno with partial-ACK handling (RFC 6582).
+    NewReno,
+    /// SACK-based loss recovery (RFC 6675), Reno congestion control.
+    Sack,
+}
+
+/// Delayed-ACK policy of the receiver (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelayedAck {
+    /// ACK every `count`-th full segment; 1 means no delayed ACKs.
+    pub count: u32,
+    /// Send a pending ACK at most this long after the segment that created it.
+    pub timeout: Dur,
+}
+
+/// TCP settings, validated, in engine units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Loss recovery flavour.
+    pub variant: TcpVariant,
+    /// Payload bytes per full segment.
+    pub mss: u32,
+    /// Header bytes added to every data segment on the wire (IP + TCP + options + link layer).
+    pub header_bytes: u32,
+    /// Wire size of a pure ACK.
+    pub ack_bytes: u32,
+    /// Initial congestion window, segments.
+    pub initial_window: u32,
+    /// Initial slow-start threshold, segments.
+    pub initial_ssthresh: u32,
+    /// Receiver-window cap on the flight size, segments.
+    pub max_window: u32,
+    /// Receiver ACK policy.
+    pub delayed_ack: DelayedAck,
+    /// Lower bound on the retransmission timeout (RFC 6298 (2.4) recommends 1 s).
+    pub min_rto: Dur,
+    /// RTO before any RTT sample (RFC 6298 (2.1): 1 s; older stacks 3 s).
+    pub initial_rto: Dur,
+    /// Upper bound on the (backed-off) RTO.
+    pub max_rto: Dur,
+    /// Clock granularity G. RTO = SRTT + max(G, 4·RTTVAR) (RFC 6298 (2.3)); with `coarse_timer`
+    /// the timer also fires only on multiples of G, like BSD's 500 ms slow timer.
+    pub timer_granularity: Dur,
+    /// Fire retransmission timers on the next tick of `timer_granularity` (BSD style).
+    pub coarse_timer: bool,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Receiver sends SACK blocks (sender uses them only for `TcpVariant::Sack`).
+    pub sack: bool,
+    /// ECN-capable (RFC 3168): data is sent ECT, CE marks are echoed and halve the window.
+    pub ecn: bool,
+    /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
+    pub transfer_bytes: Option<u64>,
+}
+
+impl Default for TcpConfig {
+    /// RFC-recommended modern defaults: NewReno, 1448-byte segments with 52 header bytes
+    /// (IP 20 + TCP 20 + timestamps 12), initial window 10, delayed ACKs (2 segments, 200 ms),
+    /// min RTO 200 ms (Linux), initial RTO 1 s.
+    fn default() -> Self {
+        TcpConfig {
+            variant: TcpVariant::NewReno,
+            mss: 1448,
+            header_bytes: 52,
+            ack_bytes: 52,
+            initial_window: 10,
+            initial_ssthresh: u32::MAX / 2,
+            max_window: u32::MAX / 2,
+            delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) },
+            min_rto: Dur::from_millis(200),
+            initial_rto: Dur::from_millis(1000),
+            max_rto: Dur::from_millis(60_000),
+            timer_granularity: Dur::from_millis(1),
+            coarse_timer: false,
+            dupack_threshold: 3,
+            sack: false,
+            ecn: false,
+            transfer_bytes: None,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Number of segments of a finite transfer (the last may be short).
+    pub fn transfer_segments(&self) -> Option<u64> {
+        self.transfer_bytes.map(|b| b.div_ceil(self.mss as u64).max(1))
+    }
+
+    /// Payload of segment `seq` (full MSS except possibly the last of a finite transfer).
+    pub fn payload_of(&self, seq: u32) -> u32 {
+        match self.transfer_bytes {
+            Some(total) => {
+                let start = seq as u64 * self.mss as u64;
+                (total.saturating_sub(start)).min(self.mss as u64).max(1) as u32
+            }
+            None => self.mss,
+        }
+    }
+}
