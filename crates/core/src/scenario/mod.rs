@@ -1,3 +1,9 @@
 //! Scenario schema, unit parsing and validation.
 
+pub mod parse;
+pub mod schema;
 pub mod units;
+pub mod validate;
+
+pub use parse::{parse_json, parse_toml};
+pub use validate::{FlowKind, FlowSpec, LinkSpec, QueueSpec, Scenario, QDISC_KINDS};

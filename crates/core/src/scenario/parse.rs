@@ -1,0 +1,167 @@
+//! Reading scenario text (TOML files, or JSON from the Python API) into a validated
+//! [`Scenario`], with errors that name the key path and, for files, the line.
+
+use super::schema::ScenarioFile;
+use super::validate::{validate, Scenario};
+use crate::error::{join, ConfigError, ConfigResult};
+
+/// Parses and validates a TOML scenario.
+pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
+    let de = toml::de::Deserializer::new(text);
+    let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let span = e.inner().span();
+        let mut err = path_error(e.path().to_string(), e.inner().message());
+        // The key's own line beats the span toml reports (often the enclosing table's).
+        err.line = locate(text, &err.path).or_else(|| span.map(|s| line_of_offset(text, s.start)));
+        err
+    })?;
+    validate(file).map_err(|mut e| {
+        e.line = locate(text, &e.path);
+        e
+    })
+}
+
+/// Parses and validates a JSON scenario (same keys as TOML).
+pub fn parse_json(text: &str) -> ConfigResult<Scenario> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let file: ScenarioFile = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| path_error(e.path().to_string(), &e.inner().to_string()))?;
+    validate(file)
+}
+
+/// Builds an error from a serde path and message, moving the offending key of "missing field"
+/// and "unknown field" messages into the path.
+fn path_error(path: String, message: &str) -> ConfigError {
+    let path = if path == "." { String::new() } else { path };
+    let message = clean_serde_message(message);
+    for (prefix, what) in [("missing field `", "missing"), ("unknown field `", "unknown key")] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            if let Some(end) = rest.find('`') {
+                let key = &rest[..end];
+                // serde_path_to_error already puts an unknown key at the end of the path.
+                let path = if path.ends_with(key) { path.rsplit_once('.').map(|(p, _)| p.to_string()).unwrap_or_default() } else { path };
+                let tail = rest[end + 1..].trim_start_matches(',').trim();
+                let msg = if tail.is_empty() { what.to_string() } else { format!("{what}; {}", tail.replace('`', "")) };
+                let msg = msg.replace("expected one of", "allowed:").replace("expected", "allowed:");
+                return ConfigError::new(join(&path, key), msg);
+            }
+        }
+    }
+    ConfigError::new(path, message)
+}
+
+/// Makes serde's messages one lowercase line without Rust type names.
+pub(crate) fn clean_serde_message(m: &str) -> String {
+    let first = m.lines().next().unwrap_or("").trim();
+    let mut s = first
+        .replace("invalid type: ", "wrong type: ")
+        .replace("data did not match any variant of untagged enum OneOrMany", "expected a value or a list with one value per flow")
+        .replace(
+            "data did not match any variant of untagged enum DelayedAckParams",
+            "expected true, false or a table { count = 2, timeout = \"200ms\" }",
+        );
+    if let Some(c) = s.get(..1) {
+        s = c.to_lowercase() + &s[1..];
+    }
+    s
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Finds the line of a dotted key path like `flows[1].rate` in TOML text, falling back to the
+/// nearest existing parent.
+pub fn locate(text: &str, path: &str) -> Option<usize> {
+    use toml_edit::{ImDocument, Item};
+    let doc = ImDocument::parse(text).ok()?;
+    let mut table: &dyn toml_edit::TableLike = doc.as_table();
+    let mut best = None;
+    for part in path.split('.') {
+        let (key, index) = match part.find('[') {
+            Some(i) => (&part[..i], part[i + 1..].trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        let Some((k, item)) = table.get_key_value(key) else { break };
+        best = k.span().map(|s| s.start).or(best);
+        let next: Option<&dyn toml_edit::TableLike> = match (item, index) {
+            (Item::ArrayOfTables(a), Some(i)) => a.get(i).map(|t| {
+                best = t.span().map(|s| s.start).or(best);
+                t as &dyn toml_edit::TableLike
+            }),
+            (_, None) => item.as_table_like(),
+            _ => None,
+        };
+        match next {
+            Some(t) => table = t,
+            None => break,
+        }
+    }
+    best.map(|o| line_of_offset(text, o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[run]
+duration = "10s"
+warmup = "1s"
+
+[topology]
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+
+[queue]
+kind = "red"
+min_th = 5
+max_th = 15
+
+[[flows]]
+kind = "tcp"
+count = 3
+
+[[flows]]
+kind = "udp-cbr"
+rate = "1Mbps"
+"#;
+
+    fn error_of(text: &str) -> String {
+        parse_toml(text).err().map(|e| e.to_string()).unwrap_or_else(|| "no error".into())
+    }
+
+    #[test]
+    fn good_scenario_expands_flow_groups() {
+        let s = parse_toml(GOOD).unwrap();
+        assert_eq!(s.flows.len(), 4);
+        assert_eq!(s.tcp_configs.len(), 1);
+        assert_eq!(s.echo["flows"][0]["variant"], "newreno");
+    }
+
+    #[test]
+    fn unknown_key_names_path_and_line() {
+        let e = error_of(&GOOD.replace("count = 3", "count = 3\ncolour = 1"));
+        assert!(e.starts_with("flows[0].colour (line 17): unknown key"), "{e}");
+    }
+
+    #[test]
+    fn missing_required_key_names_it() {
+        let e = error_of(&GOOD.replace("duration = \"10s\"\n", ""));
+        assert!(e.starts_with("run.duration") && e.contains("missing"), "{e}");
+    }
+
+    #[test]
+    fn wrong_unit_names_key_line_and_allowed_units() {
+        let e = error_of(&GOOD.replace("\"1Mbps\"", "\"10Mbs\""));
+        assert!(e.contains("flows[1].rate") && e.contains("line 20") && e.contains("Mbps"), "{e}");
+    }
+
+    #[test]
+    fn impossible_values_are_rejected_with_the_key() {
+        assert!(error_of(&GOOD.replace("count = 3", "count = 0")).starts_with("flows[0].count (line 16): must be at least 1"));
+        assert!(error_of(&GOOD.replace("warmup = \"1s\"", "warmup = \"20s\"")).starts_with("run.warmup (line 4)"));
+        assert!(error_of(&GOOD.replace("\"10Mbps\"", "\"-10Mbps\"")).contains("topology.bottleneck.rate"));
+        assert!(error_of(&GOOD.replace("kind = \"red\"", "kind = \"blue\"")).contains("queue.kind (line 10): unknown queue discipline \"blue\""));
+        assert!(error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\nvariant = \"reno\"")).starts_with("flows[1].variant"));
+    }
+}

@@ -1,0 +1,247 @@
+//! The scenario file as written by users: serde structs whose field names are the scenario
+//! keys (DESIGN §3, a stable contract: add keys, never rename). Everything optional here gets
+//! its default in `validate.rs`, which also writes the default back so the echo in
+//! `summary.json` shows the values actually used.
+
+use serde::{Deserialize, Serialize};
+
+use super::units::{Bytes, Duration, Rate};
+use crate::transport::tcp::TcpVariant;
+
+/// A whole scenario.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Run length, warm-up and seed.
+    pub run: RunParams,
+    /// The network.
+    pub topology: TopologyParams,
+    /// The forward bottleneck queue discipline (`kind` plus its parameters). Default: drop-tail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<toml::Table>,
+    /// The reverse bottleneck queue (carries ACKs of forward flows). Default: drop-tail 10000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_queue: Option<toml::Table>,
+    /// Flow groups.
+    #[serde(default)]
+    pub flows: Vec<FlowParams>,
+    /// What to record besides the summary.
+    #[serde(default)]
+    pub output: OutputParams,
+}
+
+/// `[run]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunParams {
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Initial period excluded from rates, delays and time averages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Duration>,
+    /// Seed of every random stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// `[topology]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyParams {
+    /// Only `"dumbbell"` today.
+    #[serde(default = "dumbbell")]
+    pub kind: String,
+    /// The shared link between the two routers (both directions).
+    pub bottleneck: LinkParams,
+    /// Default sender-side access link of every flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<LinkParams>,
+    /// Default receiver-side access link (defaults to `access`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_access: Option<LinkParams>,
+}
+
+fn dumbbell() -> String {
+    "dumbbell".into()
+}
+
+/// A link: rate, one-way propagation delay, optional random loss.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    /// Transmission rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    #[serde(default = "zero_delay")]
+    pub delay: Duration,
+    /// Independent random loss probability applied to packets entering the link's forward
+    /// direction (bottleneck only), in [0, 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+}
+
+fn zero_delay() -> Duration {
+    Duration(crate::engine::Dur::ZERO)
+}
+
+/// A value or one value per flow of the group.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum OneOrMany<T> {
+    /// The same value for every flow.
+    One(T),
+    /// Flow i of the group gets element i; the list must have `count` elements.
+    Many(Vec<T>),
+}
+
+/// `delayed_ack = true | false | { count = 2, timeout = "200ms" }`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum DelayedAckParams {
+    /// `true`: every 2nd segment, 200 ms timeout; `false`: ACK every segment.
+    Switch(bool),
+    /// Explicit policy.
+    Table(DelayedAckTable),
+}
+
+/// Explicit delayed-ACK policy.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayedAckTable {
+    /// ACK every `count`-th segment (1 = no delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Maximum ACK delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Duration>,
+}
+
+/// Which way a flow's data crosses the bottleneck.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Left to right through `[queue]`; ACKs through `[reverse_queue]`.
+    #[default]
+    Forward,
+    /// Right to left through `[reverse_queue]`; ACKs through `[queue]`.
+    Reverse,
+}
+
+/// Packet-size process of a UDP source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeDist {
+    /// Every packet `packet_size` bytes.
+    #[default]
+    Fixed,
+    /// Exponentially distributed with mean `packet_size` (rounded up to whole bytes, ≥ 1).
+    Exponential,
+}
+
+/// One `[[flows]]` group. Keys that do not apply to the group's `kind` are rejected.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowParams {
+    /// `tcp`, `udp-cbr` or `udp-poisson`.
+    pub kind: String,
+    /// Number of identical flows in the group (≥ 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
+    /// Which way the data goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// When the flow starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    /// Each flow starts at `start` plus a uniform random offset in [0, start_jitter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_jitter: Option<Duration>,
+    /// When the flow stops sending (default: end of run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Sender access-link delay, one value or one per flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay: Option<OneOrMany<Duration>>,
+    /// Sender access-link rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_rate: Option<Rate>,
+    /// Receiver access-link delay, one value or one per flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_access_delay: Option<OneOrMany<Duration>>,
+    /// Traffic class tag carried by the flow's packets (for class-based disciplines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<u8>,
+
+    // ---- TCP ----
+    /// `tahoe`, `reno`, `newreno` or `sack`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<TcpVariant>,
+    /// Payload bytes per segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    /// Header bytes per data packet on the wire (IP + TCP + options + link layer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_bytes: Option<Bytes>,
+    /// Initial congestion window, segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
+    /// Receiver window: the most payload bytes in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_window: Option<Bytes>,
+    /// Delayed-ACK policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<DelayedAckParams>,
+    /// Minimum RTO.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+    /// RTO before the first RTT sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
+    /// Maximum (backed-off) RTO.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Duration>,
+    /// Clock granularity G in the RTO formula.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_granularity: Option<Duration>,
+    /// Retransmission timer fires on ticks of `timer_granularity` (BSD slow timer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarse_timer: Option<bool>,
+    /// Duplicate-ACK threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_threshold: Option<u32>,
+    /// Receiver sends SACK blocks (default: true for variant `sack`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// ECN-capable transport.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Finite transfer size (payload); absent = long-lived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+
+    // ---- UDP ----
+    /// Sending rate (mean rate for Poisson).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Datagram size on the wire (mean for exponential sizes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<Bytes>,
+    /// `fixed` or `exponential` packet sizes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size_dist: Option<SizeDist>,
+}
+
+/// `[output]`
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputParams {
+    /// Time-series bin width (default 100 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bin: Option<Duration>,
+    /// Record per-flow rates in the time series (default: when there are at most 1000 flows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_flow_timeseries: Option<bool>,
+    /// Write `bottleneck.pcap` (headers only) of the forward bottleneck.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<bool>,
+}

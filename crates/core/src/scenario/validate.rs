@@ -1,0 +1,439 @@
+//! From a parsed [`ScenarioFile`] to a validated [`Scenario`]: defaults applied (and written back
+//! for the echo), units converted, impossible values rejected with the key path and what is
+//! allowed. Nothing downstream re-checks these values.
+
+use rand::Rng as _;
+
+use super::schema::*;
+use super::units::{Bytes, Duration};
+use crate::engine::{stream, Dur, StreamId, Time};
+use crate::error::{join, ConfigError, ConfigResult};
+use crate::qdisc::{AnyQdisc, DropTailParams, RedParams};
+use crate::scenario::units::Limit;
+use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
+
+/// A link after validation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// Bits per second.
+    pub rate_bps: f64,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Random loss probability.
+    pub loss: f64,
+}
+
+/// A queue discipline, validated but not yet built.
+#[derive(Clone, Debug)]
+pub enum QueueSpec {
+    /// `kind = "droptail"`
+    DropTail(DropTailParams),
+    /// `kind = "red"`
+    Red(RedParams),
+}
+
+/// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
+pub const QDISC_KINDS: &[&str] = &["droptail", "red"];
+
+impl QueueSpec {
+    /// Builds a fresh discipline instance for a link of `rate_bps`.
+    pub fn build(&self, path: &str, rate_bps: f64) -> ConfigResult<AnyQdisc> {
+        Ok(match self {
+            QueueSpec::DropTail(p) => AnyQdisc::DropTail(p.validate(path)?),
+            QueueSpec::Red(p) => AnyQdisc::Red(p.validate(path, rate_bps)?),
+        })
+    }
+    /// Name of the discipline (`kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail(_) => "droptail",
+            QueueSpec::Red(_) => "red",
+        }
+    }
+    /// The parameters as a JSON object, `kind` included, defaults filled in.
+    pub fn echo(&self) -> serde_json::Value {
+        let mut v = match self {
+            QueueSpec::DropTail(p) => serde_json::to_value(p),
+            QueueSpec::Red(p) => serde_json::to_value(p),
+        }
+        .expect("queue params serialise");
+        v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
+        v
+    }
+}
+
+/// What a flow sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    /// TCP with the config at this index of `Scenario::tcp_configs`.
+    Tcp(usize),
+    /// Constant bit rate UDP.
+    UdpCbr { rate_bps: f64, packet_size: u32, dist: SizeDist },
+    /// Poisson UDP: exponential inter-departure times.
+    UdpPoisson { rate_bps: f64, packet_size: u32, dist: SizeDist },
+}
+
+/// One flow after expanding `count`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// What it sends.
+    pub kind: FlowKind,
+    /// Which way the data goes.
+    pub direction: Direction,
+    /// Index of its `[[flows]]` group.
+    pub group: usize,
+    /// When it starts (jitter applied).
+    pub start: Time,
+    /// When it stops sending.
+    pub stop: Time,
+    /// Sender-side access link.
+    pub access: LinkSpec,
+    /// Receiver-side access link.
+    pub receiver_access: LinkSpec,
+    /// Class tag on its packets.
+    pub class: u8,
+    /// Variant name for the summary ("newreno", "cbr", ...).
+    pub variant: &'static str,
+}
+
+/// Output options after validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputSpec {
+    /// Time-series bin width.
+    pub bin: Dur,
+    /// Per-flow rate series.
+    pub per_flow_timeseries: bool,
+    /// Capture the forward bottleneck.
+    pub pcap: bool,
+}
+
+/// A validated scenario, ready to build a world from.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// End of the run.
+    pub duration: Time,
+    /// End of the warm-up.
+    pub warmup: Time,
+    /// Run seed.
+    pub seed: u64,
+    /// The bottleneck link (both directions).
+    pub bottleneck: LinkSpec,
+    /// Forward queue.
+    pub queue: QueueSpec,
+    /// Reverse queue.
+    pub reverse_queue: QueueSpec,
+    /// Every flow.
+    pub flows: Vec<FlowSpec>,
+    /// TCP configs referenced by `FlowKind::Tcp`.
+    pub tcp_configs: Vec<TcpConfig>,
+    /// Output options.
+    pub output: OutputSpec,
+    /// The scenario as written, with every default filled in (for `summary.json`).
+    pub echo: serde_json::Value,
+}
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> ConfigResult<T> {
+    Err(ConfigError::new(path, msg))
+}
+
+fn link(p: &LinkParams, path: &str, allow_loss: bool) -> ConfigResult<LinkSpec> {
+    let loss = p.loss.unwrap_or(0.0);
+    if p.loss.is_some() && !allow_loss {
+        return err(join(path, "loss"), "random loss is only supported on the bottleneck");
+    }
+    if !(0.0..1.0).contains(&loss) {
+        return err(join(path, "loss"), format!("must be in [0, 1), got {loss}"));
+    }
+    Ok(LinkSpec { rate_bps: p.rate.0, delay: p.delay.0, loss })
+}
+
+/// Parses `[queue]`-style tables.
+pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -> ConfigResult<QueueSpec> {
+    let Some(table) = table else { return Ok(default) };
+    let mut rest = table.clone();
+    let kind = match rest.remove("kind") {
+        Some(toml::Value::String(s)) => s,
+        Some(other) => return err(join(path, "kind"), format!("must be a string naming a discipline, got {other}")),
+        None => return err(join(path, "kind"), format!("missing; allowed: {}", QDISC_KINDS.join(", "))),
+    };
+    fn params<T: serde::de::DeserializeOwned>(rest: toml::Table, path: &str) -> ConfigResult<T> {
+        serde_path_to_error::deserialize(toml::Value::Table(rest)).map_err(|e| {
+            let inner = e.path().to_string();
+            let p = if inner == "." || inner.is_empty() { path.to_string() } else { join(path, &inner) };
+            ConfigError::new(p, super::parse::clean_serde_message(&e.inner().to_string()))
+        })
+    }
+    match kind.as_str() {
+        "droptail" | "fifo" | "pfifo" => Ok(QueueSpec::DropTail(params(rest, path)?)),
+        "red" => Ok(QueueSpec::Red(params(rest, path)?)),
+        other => err(
+            join(path, "kind"),
+            format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
+        ),
+    }
+}
+
+const TCP_KEYS: &[&str] = &[
+    "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto",
+    "initial_rto", "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "size",
+];
+const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
+
+fn present_keys(f: &FlowParams) -> Vec<&'static str> {
+    let v = serde_json::to_value(f).expect("flow params serialise");
+    let obj = v.as_object().expect("table");
+    TCP_KEYS.iter().chain(UDP_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
+}
+
+fn pick<T: Clone>(v: &Option<OneOrMany<T>>, i: usize, default: T) -> T {
+    match v {
+        None => default,
+        Some(OneOrMany::One(x)) => x.clone(),
+        Some(OneOrMany::Many(xs)) => xs[i].clone(),
+    }
+}
+
+fn check_list_len<T>(v: &Option<OneOrMany<T>>, count: usize, path: &str) -> ConfigResult<()> {
+    if let Some(OneOrMany::Many(xs)) = v {
+        if xs.len() != count {
+            return err(path, format!("a list must have one value per flow ({count}), got {}", xs.len()));
+        }
+    }
+    Ok(())
+}
+
+fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
+    let d = TcpConfig::default();
+    let variant = *f.variant.get_or_insert(d.variant);
+    let mss = f.mss.get_or_insert(Bytes(d.mss as u64)).0;
+    if !(1..=65_000).contains(&mss) {
+        return err(join(path, "mss"), format!("must be between 1B and 65000B, got {mss}B"));
+    }
+    let header = f.header_bytes.get_or_insert(Bytes(d.header_bytes as u64)).0;
+    if header > 1000 {
+        return err(join(path, "header_bytes"), format!("must be at most 1000B, got {header}B"));
+    }
+    let iw = *f.initial_window.get_or_insert(d.initial_window);
+    if iw == 0 {
+        return err(join(path, "initial_window"), "must be at least 1 segment, got 0");
+    }
+    let max_window = match f.max_window {
+        Some(Bytes(b)) if b < mss => {
+            return err(join(path, "max_window"), format!("must hold at least one segment ({mss}B), got {b}B"))
+        }
+        Some(Bytes(b)) => (b / mss).min(u32::MAX as u64 / 2) as u32,
+        None => d.max_window,
+    };
+    let delayed_ack = match f.delayed_ack.get_or_insert(DelayedAckParams::Switch(true)) {
+        DelayedAckParams::Switch(true) => d.delayed_ack,
+        DelayedAckParams::Switch(false) => DelayedAck { count: 1, timeout: d.delayed_ack.timeout },
+        DelayedAckParams::Table(t) => {
+            let count = *t.count.get_or_insert(d.delayed_ack.count);
+            let timeout = t.timeout.get_or_insert(Duration(d.delayed_ack.timeout)).0;
+            if count == 0 {
+                return err(join(path, "delayed_ack.count"), "must be at least 1 (1 = no delayed ACKs), got 0");
+            }
+            if count > 1 && timeout == Dur::ZERO {
+                return err(join(path, "delayed_ack.timeout"), "must be positive when count > 1");
+            }
+            DelayedAck { count, timeout }
+        }
+    };
+    let min_rto = f.min_rto.get_or_insert(Duration(d.min_rto)).0;
+    let initial_rto = f.initial_rto.get_or_insert(Duration(d.initial_rto)).0;
+    let max_rto = f.max_rto.get_or_insert(Duration(d.max_rto)).0;
+    if initial_rto == Dur::ZERO {
+        return err(join(path, "initial_rto"), "must be positive");
+    }
+    if max_rto < min_rto || max_rto == Dur::ZERO {
+        return err(join(path, "max_rto"), format!("must be positive and at least min_rto ({min_rto})"));
+    }
+    let g = f.timer_granularity.get_or_insert(Duration(d.timer_granularity)).0;
+    let coarse = *f.coarse_timer.get_or_insert(false);
+    if coarse && g == Dur::ZERO {
+        return err(join(path, "timer_granularity"), "must be positive when coarse_timer = true");
+    }
+    let dupthresh = *f.dupack_threshold.get_or_insert(d.dupack_threshold);
+    if dupthresh == 0 {
+        return err(join(path, "dupack_threshold"), "must be at least 1");
+    }
+    let sack = *f.sack.get_or_insert(variant == TcpVariant::Sack);
+    if variant == TcpVariant::Sack && !sack {
+        return err(join(path, "sack"), "variant \"sack\" needs sack = true");
+    }
+    let ecn = *f.ecn.get_or_insert(false);
+    let transfer_bytes = match f.size {
+        Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
+        Some(Bytes(b)) => Some(b),
+        None => None,
+    };
+    Ok(TcpConfig {
+        variant,
+        mss: mss as u32,
+        header_bytes: header as u32,
+        ack_bytes: header as u32,
+        initial_window: iw,
+        initial_ssthresh: d.initial_ssthresh,
+        max_window,
+        delayed_ack,
+        min_rto,
+        initial_rto,
+        max_rto,
+        timer_granularity: g,
+        coarse_timer: coarse,
+        dupack_threshold: dupthresh,
+        sack,
+        ecn,
+        transfer_bytes,
+    })
+}
+
+fn variant_name(v: TcpVariant) -> &'static str {
+    match v {
+        TcpVariant::Tahoe => "tahoe",
+        TcpVariant::Reno => "reno",
+        TcpVariant::NewReno => "newreno",
+        TcpVariant::Sack => "sack",
+    }
+}
+
+/// Validates a parsed scenario.
+pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
+    let duration = file.run.duration.0;
+    let warmup = file.run.warmup.get_or_insert(Duration(Dur::ZERO)).0;
+    let seed = *file.run.seed.get_or_insert(1);
+    if duration == Dur::ZERO {
+        return err("run.duration", "must be positive");
+    }
+    if warmup >= duration {
+        return err("run.warmup", format!("must be shorter than run.duration ({duration}), got {warmup}"));
+    }
+    if file.topology.kind != "dumbbell" {
+        return err("topology.kind", format!("unknown topology \"{}\"; allowed: dumbbell", file.topology.kind));
+    }
+    let bottleneck = link(&file.topology.bottleneck, "topology.bottleneck", true)?;
+    let access_p = file
+        .topology
+        .access
+        .get_or_insert(LinkParams { rate: super::units::Rate(1e9), delay: Duration(Dur::from_millis(1)), loss: None })
+        .clone();
+    let access = link(&access_p, "topology.access", false)?;
+    let recv_p = file.topology.receiver_access.get_or_insert(access_p).clone();
+    let receiver_access = link(&recv_p, "topology.receiver_access", false)?;
+
+    let queue = queue_spec(file.queue.as_ref(), "queue", QueueSpec::DropTail(DropTailParams::default()))?;
+    let reverse_queue = queue_spec(
+        file.reverse_queue.as_ref(),
+        "reverse_queue",
+        QueueSpec::DropTail(DropTailParams { limit: Limit::Packets(10_000) }),
+    )?;
+    // Build once here so parameter errors surface at validation time.
+    queue.build("queue", bottleneck.rate_bps)?;
+    reverse_queue.build("reverse_queue", bottleneck.rate_bps)?;
+
+    if file.flows.is_empty() {
+        return err("flows", "at least one [[flows]] group is required");
+    }
+    let mut flows = Vec::new();
+    let mut tcp_configs = Vec::new();
+    for (g, f) in file.flows.iter_mut().enumerate() {
+        let path = format!("flows[{g}]");
+        let count = *f.count.get_or_insert(1);
+        if count < 1 {
+            return err(join(&path, "count"), format!("must be at least 1, got {count}"));
+        }
+        let count = count as usize;
+        let (is_tcp, allowed): (bool, &[&str]) = match f.kind.as_str() {
+            "tcp" => (true, TCP_KEYS),
+            "udp-cbr" | "udp-poisson" => (false, UDP_KEYS),
+            other => {
+                return err(
+                    join(&path, "kind"),
+                    format!("unknown flow kind \"{other}\"; allowed: tcp, udp-cbr, udp-poisson"),
+                )
+            }
+        };
+        if let Some(k) = present_keys(f).into_iter().find(|k| !allowed.contains(k)) {
+            return err(join(&path, k), format!("not a key of kind \"{}\"", f.kind));
+        }
+        check_list_len(&f.access_delay, count, &join(&path, "access_delay"))?;
+        check_list_len(&f.receiver_access_delay, count, &join(&path, "receiver_access_delay"))?;
+        let direction = *f.direction.get_or_insert(Direction::Forward);
+        let start = f.start.get_or_insert(Duration(Dur::ZERO)).0;
+        let jitter = f.start_jitter.map(|d| d.0).unwrap_or(Dur::ZERO);
+        let stop = f.stop.map(|d| d.0).unwrap_or(Dur(duration.0));
+        if stop <= start {
+            return err(join(&path, "stop"), format!("must be later than start ({start}), got {stop}"));
+        }
+        if start >= duration {
+            return err(join(&path, "start"), format!("must be earlier than run.duration ({duration}), got {start}"));
+        }
+        let class = f.class.unwrap_or(0);
+        let (kind, variant) = if is_tcp {
+            let cfg = tcp_config(f, &path)?;
+            let v = variant_name(cfg.variant);
+            tcp_configs.push(cfg);
+            (FlowKind::Tcp(tcp_configs.len() - 1), v)
+        } else {
+            let Some(rate) = f.rate else { return err(join(&path, "rate"), "missing; UDP flows need a rate such as \"1Mbps\"") };
+            let size = f.packet_size.get_or_insert(Bytes(1000)).0;
+            if !(1..=65_535).contains(&size) {
+                return err(join(&path, "packet_size"), format!("must be between 1B and 65535B, got {size}B"));
+            }
+            let dist = *f.packet_size_dist.get_or_insert(SizeDist::Fixed);
+            let (rate_bps, packet_size) = (rate.0, size as u32);
+            if f.kind == "udp-cbr" {
+                (FlowKind::UdpCbr { rate_bps, packet_size, dist }, "cbr")
+            } else {
+                (FlowKind::UdpPoisson { rate_bps, packet_size, dist }, "poisson")
+            }
+        };
+        let mut jitter_rng = stream(seed, StreamId::Flow(u32::MAX - g as u32));
+        for i in 0..count {
+            let offset = if jitter > Dur::ZERO { Dur(jitter_rng.gen_range(0..jitter.0)) } else { Dur::ZERO };
+            let mut a = access;
+            let mut r = receiver_access;
+            if let Some(rate) = f.access_rate {
+                a.rate_bps = rate.0;
+            }
+            a.delay = pick(&f.access_delay, i, Duration(a.delay)).0;
+            r.delay = pick(&f.receiver_access_delay, i, Duration(r.delay)).0;
+            flows.push(FlowSpec {
+                kind: kind.clone(),
+                direction,
+                group: g,
+                start: (Time::ZERO + start + offset).min(Time(duration.0 - 1)),
+                stop: Time(stop.0.min(duration.0)),
+                access: a,
+                receiver_access: r,
+                class,
+                variant,
+            });
+        }
+    }
+    let n_flows = flows.len();
+    let bin = file.output.bin.get_or_insert(Duration(Dur::from_millis(100))).0;
+    if bin == Dur::ZERO {
+        return err("output.bin", "must be positive");
+    }
+    let output = OutputSpec {
+        bin,
+        per_flow_timeseries: *file.output.per_flow_timeseries.get_or_insert(n_flows <= 1000),
+        pcap: *file.output.pcap.get_or_insert(false),
+    };
+    let mut echo = serde_json::to_value(&file).expect("scenario serialises");
+    echo["queue"] = queue.echo();
+    echo["reverse_queue"] = reverse_queue.echo();
+    Ok(Scenario {
+        duration: Time(duration.0),
+        warmup: Time(warmup.0),
+        seed,
+        bottleneck,
+        queue,
+        reverse_queue,
+        flows,
+        tcp_configs,
+        output,
+        echo,
+    })
+}
