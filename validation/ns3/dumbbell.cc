@@ -699,6 +699,24 @@ main(int argc, char* argv[])
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
+    // Sanity check: exactly one root queue disc in the whole topology.
+    uint32_t nRootQdiscs = 0;
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        Ptr<TrafficControlLayer> tc = (*it)->GetObject<TrafficControlLayer>();
+        for (uint32_t d = 0; d < (*it)->GetNDevices(); ++d)
+        {
+            if (tc && tc->GetRootQueueDiscOnDevice((*it)->GetDevice(d)))
+            {
+                nRootQdiscs++;
+            }
+        }
+    }
+    if (nRootQdiscs != 1)
+    {
+        NS_FATAL_ERROR("expected 1 root queue disc, found " << nRootQdiscs);
+    }
+
     // ------------------------------------------------------------ start times
     std::vector<double> starts(nFlows, startTime);
     if (startMode == "uniform")
@@ -915,7 +933,8 @@ main(int argc, char* argv[])
 
     auto dropsAll = st.nDroppedPacketsBeforeEnqueue;
     o << "  \"bottleneck\": {\n";
-    o << "    \"qdisc\": \"" << g_qdisc->GetInstanceTypeId().GetName() << "\",\n";
+    o << "    \"qdisc\": \"" << g_qdisc->GetInstanceTypeId().GetName()
+      << "\", \"root_qdiscs_in_topology\": " << nRootQdiscs << ",\n";
     o << "    \"total\": {\"arrived_pkts\": " << st.nTotalReceivedPackets
       << ", \"enqueued_pkts\": " << st.nTotalEnqueuedPackets
       << ", \"dequeued_pkts\": " << st.nTotalDequeuedPackets
