@@ -15,3 +15,6 @@ pub mod packet;
 pub mod qdisc;
 pub mod scenario;
 pub mod transport;
+pub mod metrics;
+pub mod topology;
+pub mod traffic;

@@ -68,9 +68,23 @@ pub enum FlowKind {
     /// TCP with the config at this index of `Scenario::tcp_configs`.
     Tcp(usize),
     /// Constant bit rate UDP.
-    UdpCbr { rate_bps: f64, packet_size: u32, dist: SizeDist },
+    UdpCbr {
+        /// Mean sending rate, bits/s.
+        rate_bps: f64,
+        /// Datagram size on the wire (mean for exponential sizes), bytes.
+        packet_size: u32,
+        /// Size distribution.
+        dist: SizeDist,
+    },
     /// Poisson UDP: exponential inter-departure times.
-    UdpPoisson { rate_bps: f64, packet_size: u32, dist: SizeDist },
+    UdpPoisson {
+        /// Mean sending rate, bits/s.
+        rate_bps: f64,
+        /// Datagram size on the wire (mean for exponential sizes), bytes.
+        packet_size: u32,
+        /// Size distribution.
+        dist: SizeDist,
+    },
 }
 
 /// One flow after expanding `count`.

@@ -1,0 +1,126 @@
+//! A pcap writer for the bottleneck: nanosecond-resolution pcap (magic 0xa1b23c4d), link type
+//! RAW (101, IPv4), headers only. Flow i is 10.1.x.y → 10.2.x.y (x.y = i+1), TCP port 5000+…
+//! Sequence numbers are bytes (segment × MSS), as Wireshark expects.
+
+use std::io::{self, Write};
+
+use crate::engine::Time;
+use crate::packet::{Packet, PacketKind, FLAG_CWR, FLAG_ECE};
+
+/// Writes captured packets to `W`.
+pub struct PcapWriter<W: Write> {
+    out: W,
+    /// First write error, reported when the run ends.
+    pub error: Option<io::Error>,
+}
+
+impl<W: Write> PcapWriter<W> {
+    /// Writes the global header.
+    pub fn new(mut out: W) -> PcapWriter<W> {
+        let mut h = Vec::with_capacity(24);
+        h.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+        h.extend_from_slice(&2u16.to_le_bytes());
+        h.extend_from_slice(&4u16.to_le_bytes());
+        h.extend_from_slice(&0i32.to_le_bytes());
+        h.extend_from_slice(&0u32.to_le_bytes());
+        h.extend_from_slice(&65_535u32.to_le_bytes());
+        h.extend_from_slice(&101u32.to_le_bytes());
+        let error = out.write_all(&h).err();
+        PcapWriter { out, error }
+    }
+
+    /// Records `pkt` at `now`. `mss` converts segment numbers to byte sequence numbers.
+    pub fn capture(&mut self, now: Time, pkt: &Packet, mss: u32) {
+        if self.error.is_some() {
+            return;
+        }
+        let mut buf = [0u8; 16 + 40];
+        let l4 = if pkt.kind == PacketKind::Udp { 8 } else { 20 };
+        let cap = 20 + l4;
+        buf[0..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
+        buf[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
+        buf[8..12].copy_from_slice(&(cap as u32).to_le_bytes());
+        buf[12..16].copy_from_slice(&pkt.size.max(cap as u32).to_le_bytes());
+        let ip = &mut buf[16..];
+        let id = pkt.flow + 1;
+        let (host_a, host_b) = ([10, 1, (id >> 8) as u8, id as u8], [10, 2, (id >> 8) as u8, id as u8]);
+        let (src, dst) = if pkt.kind == PacketKind::TcpAck { (host_b, host_a) } else { (host_a, host_b) };
+        ip[0] = 0x45;
+        ip[1] = match pkt.ecn {
+            crate::packet::Ecn::NotEct => 0,
+            crate::packet::Ecn::Ect => 2,
+            crate::packet::Ecn::Ce => 3,
+        };
+        ip[2..4].copy_from_slice(&(pkt.size.min(65_535) as u16).to_be_bytes());
+        ip[8] = 64;
+        ip[9] = if pkt.kind == PacketKind::Udp { 17 } else { 6 };
+        ip[12..16].copy_from_slice(&src);
+        ip[16..20].copy_from_slice(&dst);
+        let sum = checksum(&ip[0..20]);
+        ip[10..12].copy_from_slice(&sum.to_be_bytes());
+        let port = (5000 + (pkt.flow % 60_000)) as u16;
+        let (sport, dport) = if pkt.kind == PacketKind::TcpAck { (80, port) } else { (port, 80) };
+        let t = &mut ip[20..];
+        t[0..2].copy_from_slice(&sport.to_be_bytes());
+        t[2..4].copy_from_slice(&dport.to_be_bytes());
+        if pkt.kind == PacketKind::Udp {
+            t[4..6].copy_from_slice(&((pkt.size.saturating_sub(20)).min(65_535) as u16).to_be_bytes());
+        } else {
+            let seq = pkt.seq.wrapping_mul(mss);
+            let ack = pkt.ack.wrapping_mul(mss);
+            t[4..8].copy_from_slice(&seq.to_be_bytes());
+            t[8..12].copy_from_slice(&ack.to_be_bytes());
+            t[12] = 5 << 4;
+            let mut flags = 0x10; // ACK
+            if pkt.has(FLAG_ECE) {
+                flags |= 0x40;
+            }
+            if pkt.has(FLAG_CWR) {
+                flags |= 0x80;
+            }
+            if pkt.kind == PacketKind::TcpData {
+                flags |= 0x08; // PSH
+            }
+            t[13] = flags;
+            t[14..16].copy_from_slice(&65_535u16.to_be_bytes());
+        }
+        if let Err(e) = self.out.write_all(&buf[..16 + cap]) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Flushes and returns the first error, if any.
+    pub fn finish(mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+}
+
+fn checksum(h: &[u8]) -> u16 {
+    let mut s: u32 = h.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum();
+    while s > 0xffff {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv4_header_checksum_verifies_to_zero() {
+        let mut w = PcapWriter::new(Vec::new());
+        let pkt = Packet { size: 1500, seq: 3, ..Packet::new(PacketKind::TcpData, 7) };
+        w.capture(Time(1_500_000_000), &pkt, 1448);
+        let bytes = w.out.clone();
+        assert_eq!(bytes.len(), 24 + 16 + 40);
+        let ip = &bytes[40..60];
+        assert_eq!(checksum(ip), 0);
+        assert_eq!(u32::from_be_bytes(bytes[64..68].try_into().unwrap()), 3 * 1448);
+        assert_eq!(u32::from_le_bytes(bytes[24..28].try_into().unwrap()), 1); // seconds
+        assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 500_000_000);
+    }
+}

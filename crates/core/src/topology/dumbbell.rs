@@ -1,0 +1,619 @@
+//! The dumbbell: N flows, each with a sender-side and a receiver-side access link, two routers,
+//! and a bottleneck link with one queue per direction. Forward flows send data left→right
+//! through `[queue]` and receive ACKs through `[reverse_queue]`; reverse flows the other way.
+//!
+//! Folded hops (DESIGN §6): an access link has a single input (its host, or the bottleneck
+//! towards the receiver) and an unbounded FIFO, so its output time is computable when the
+//! packet enters: `start = max(arrival, free_at); free_at = start + size/rate; out = free_at +
+//! delay`. That is exactly the unfolded FIFO's behaviour, without an event per hop. The
+//! bottleneck queues are real event-driven servers, because the discipline decides at enqueue
+//! and dequeue times. Sojourn is enqueue → start of transmission.
+
+use crate::engine::{stream, Dur, EventQueue, Rng, StreamId, Time};
+use crate::metrics::pcap::PcapWriter;
+use crate::metrics::{Histogram, QueueMonitor};
+use crate::packet::{Packet, PacketKind};
+use crate::qdisc::{AnyQdisc, DropBuf, DropKind, Qdisc, Verdict};
+use crate::scenario::schema::Direction;
+use crate::scenario::{FlowKind, LinkSpec, Scenario};
+use crate::traffic::udp::{UdpPattern, UdpSource};
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use rand::Rng as _;
+
+/// Index of a bottleneck direction: 0 = forward (left→right), 1 = reverse.
+type Dir = usize;
+
+enum Event {
+    /// A packet reaches the bottleneck queue of direction `dir`.
+    Arrive { dir: u8, pkt: Packet },
+    /// The bottleneck of `dir` finished transmitting its current packet.
+    TxDone { dir: u8 },
+    /// A packet reaches its end host (data/UDP: the receiver; ACK: the sender).
+    Deliver { pkt: Packet },
+    SenderTimer(u32),
+    ReceiverTimer(u32),
+    Start(u32),
+    Stop(u32),
+    UdpSend(u32),
+    Sample,
+    WarmupEnd,
+}
+
+/// The far end of a folded access link: when it is free again and its rate and delay.
+#[derive(Clone, Copy)]
+struct Access {
+    rate_bps: f64,
+    delay: Dur,
+    free_at: Time,
+}
+
+impl Access {
+    fn new(l: &LinkSpec) -> Access {
+        Access { rate_bps: l.rate_bps, delay: l.delay, free_at: Time::ZERO }
+    }
+    /// Pushes a packet that enters the link at `now`; returns when it reaches the far end.
+    #[inline]
+    fn pass(&mut self, now: Time, size: u32) -> Time {
+        let start = now.max(self.free_at);
+        self.free_at = start + Dur::transmission(size, self.rate_bps);
+        self.free_at + self.delay
+    }
+}
+
+enum Endpoint {
+    Tcp { cfg: u16, sender: TcpSender, receiver: TcpReceiver, sender_timer_at: Time, receiver_timer_at: Time },
+    Udp { source: UdpSource, delivered_payload: u64 },
+}
+
+/// Per-flow counters (whole run unless noted).
+#[derive(Default)]
+pub struct FlowCounters {
+    /// Packets the sender transmitted (retransmissions included).
+    pub packets_sent: u64,
+    /// Data packets that reached the receiver.
+    pub packets_delivered: u64,
+    /// Packets of this flow dropped at a bottleneck queue or lost on the link (data and ACKs).
+    pub drops: u64,
+    /// Packets of this flow ECN-marked.
+    pub marks: u64,
+    /// Wire bytes of this flow's data that crossed the bottleneck after warm-up.
+    pub throughput_bytes: u64,
+    /// Payload delivered in order at the warm-up instant.
+    pub delivered_at_warmup: u64,
+    /// One-way delay of data packets delivered after warm-up.
+    pub delay: Histogram,
+    /// When a finite transfer was completely acknowledged.
+    pub completed_at: Option<Time>,
+}
+
+struct Flow {
+    endpoint: Endpoint,
+    direction: Direction,
+    sender_side: [Access; 2],   // [towards router, towards host]
+    receiver_side: [Access; 2], // [towards router, towards host]
+    active: bool,
+    rng: Rng,
+    counters: FlowCounters,
+}
+
+struct Bottleneck {
+    qdisc: AnyQdisc,
+    rng: Rng,
+    loss: f64,
+    loss_rng: Rng,
+    rate_bps: f64,
+    delay: Dur,
+    in_flight: Option<Packet>,
+    monitor: QueueMonitor,
+}
+
+/// Sampled time series.
+#[derive(Clone, Debug, Default)]
+pub struct TimeSeries {
+    /// Bin end times, seconds.
+    pub time_s: Vec<f64>,
+    /// Forward queue length at the sample, packets.
+    pub queue_pkts: Vec<f64>,
+    /// Forward queue length at the sample, bytes.
+    pub queue_bytes: Vec<f64>,
+    /// Forward discipline's average (RED avg), NaN when it keeps none.
+    pub queue_avg: Vec<f64>,
+    /// Reverse queue length at the sample, packets.
+    pub reverse_queue_pkts: Vec<f64>,
+    /// Per flow, goodput in each bin, bits/s (empty when disabled).
+    pub flow_goodput_bps: Vec<Vec<f64>>,
+}
+
+/// Why a run ended early.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The progress callback asked to stop (e.g. Ctrl-C).
+    Interrupted,
+}
+
+/// A dumbbell ready to run.
+pub struct World<'s> {
+    sc: &'s Scenario,
+    events: EventQueue<Event>,
+    links: [Bottleneck; 2],
+    flows: Vec<Flow>,
+    tx_buf: Vec<Packet>,
+    drop_buf: DropBuf,
+    series: TimeSeries,
+    last_goodput: Vec<u64>,
+    pcap: Option<PcapWriter<Box<dyn std::io::Write>>>,
+}
+
+impl<'s> World<'s> {
+    /// Builds the world for a validated scenario.
+    pub fn new(sc: &'s Scenario) -> World<'s> {
+        let link = |dir: usize, spec: &crate::scenario::QueueSpec, loss: f64| Bottleneck {
+            qdisc: spec.build("", sc.bottleneck.rate_bps).expect("validated queue builds"),
+            rng: stream(sc.seed, StreamId::Queue(dir as u32)),
+            loss,
+            loss_rng: stream(sc.seed, StreamId::LinkLoss(dir as u32)),
+            rate_bps: sc.bottleneck.rate_bps,
+            delay: sc.bottleneck.delay,
+            in_flight: None,
+            monitor: QueueMonitor::new(sc.warmup),
+        };
+        let links = [link(0, &sc.queue, sc.bottleneck.loss), link(1, &sc.reverse_queue, 0.0)];
+        let mut events = EventQueue::with_capacity(4 * sc.flows.len() + 64);
+        let flows = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let endpoint = match f.kind {
+                    FlowKind::Tcp(c) => Endpoint::Tcp {
+                        cfg: c as u16,
+                        sender: TcpSender::new(i as u32, &sc.tcp_configs[c]),
+                        receiver: TcpReceiver::new(i as u32, &sc.tcp_configs[c]),
+                        sender_timer_at: Time::NEVER,
+                        receiver_timer_at: Time::NEVER,
+                    },
+                    FlowKind::UdpCbr { rate_bps, packet_size, dist } => Endpoint::Udp {
+                        source: UdpSource::new(UdpPattern::Cbr, rate_bps, packet_size, dist),
+                        delivered_payload: 0,
+                    },
+                    FlowKind::UdpPoisson { rate_bps, packet_size, dist } => Endpoint::Udp {
+                        source: UdpSource::new(UdpPattern::Poisson, rate_bps, packet_size, dist),
+                        delivered_payload: 0,
+                    },
+                };
+                events.schedule(f.start, Event::Start(i as u32));
+                if f.stop < sc.duration {
+                    events.schedule(f.stop, Event::Stop(i as u32));
+                }
+                Flow {
+                    endpoint,
+                    direction: f.direction,
+                    sender_side: [Access::new(&f.access), Access::new(&f.access)],
+                    receiver_side: [Access::new(&f.receiver_access), Access::new(&f.receiver_access)],
+                    active: false,
+                    rng: stream(sc.seed, StreamId::Flow(i as u32)),
+                    counters: FlowCounters::default(),
+                }
+            })
+            .collect::<Vec<_>>();
+        events.schedule(Time::ZERO + sc.output.bin, Event::Sample);
+        events.schedule(sc.warmup, Event::WarmupEnd);
+        let n = flows.len();
+        World {
+            sc,
+            events,
+            links,
+            flows,
+            tx_buf: Vec::with_capacity(64),
+            drop_buf: DropBuf::with_capacity(16),
+            series: TimeSeries {
+                flow_goodput_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
+                ..TimeSeries::default()
+            },
+            last_goodput: vec![0; n],
+            pcap: None,
+        }
+    }
+
+    /// Captures the forward bottleneck into `out` (pcap).
+    pub fn capture_to(&mut self, out: Box<dyn std::io::Write>) {
+        self.pcap = Some(PcapWriter::new(out));
+    }
+
+    /// Runs to the end. `progress(now)` is called every 65 536 events; returning `false` stops
+    /// the run.
+    pub fn run(&mut self, mut progress: impl FnMut(Time) -> bool) -> Result<(), RunError> {
+        let end = self.sc.duration;
+        while let Some(t) = self.events.peek_time() {
+            if t > end {
+                break;
+            }
+            let (now, ev) = self.events.pop().expect("peeked");
+            self.handle(now, ev);
+            if self.events.events_processed() & 0xFFFF == 0 && !progress(now) {
+                return Err(RunError::Interrupted);
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::Arrive { dir, pkt } => self.arrive(now, dir as usize, pkt),
+            Event::TxDone { dir } => self.tx_done(now, dir as usize),
+            Event::Deliver { pkt } => self.deliver(now, pkt),
+            Event::SenderTimer(f) => self.sender_timer(now, f as usize),
+            Event::ReceiverTimer(f) => self.receiver_timer(now, f as usize),
+            Event::Start(f) => self.start(now, f as usize),
+            Event::Stop(f) => self.flows[f as usize].active = false,
+            Event::UdpSend(f) => self.udp_send(now, f as usize),
+            Event::Sample => self.sample(now),
+            Event::WarmupEnd => {
+                for (i, f) in self.flows.iter_mut().enumerate() {
+                    f.counters.delivered_at_warmup = delivered(&f.endpoint);
+                    self.last_goodput[i] = f.counters.delivered_at_warmup;
+                }
+            }
+        }
+    }
+
+    // ---- bottleneck ----
+
+    fn arrive(&mut self, now: Time, dir: Dir, pkt: Packet) {
+        let link = &mut self.links[dir];
+        if link.loss > 0.0 && link.loss_rng.gen::<f64>() < link.loss {
+            link.monitor.link_losses += 1;
+            self.flows[pkt.flow as usize].counters.drops += 1;
+            return;
+        }
+        let verdict = link.qdisc.enqueue(pkt, now, &mut link.rng, &mut self.drop_buf);
+        match verdict {
+            Verdict::Enqueued => {}
+            Verdict::Marked => self.flows[pkt.flow as usize].counters.marks += 1,
+            Verdict::Dropped(_) => self.flows[pkt.flow as usize].counters.drops += 1,
+        }
+        self.account_inner_drops();
+        let link = &mut self.links[dir];
+        link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
+        if link.in_flight.is_none() {
+            self.start_transmission(now, dir);
+        }
+    }
+
+    fn account_inner_drops(&mut self) {
+        for (p, _kind) in self.drop_buf.drain(..) {
+            let _: DropKind = _kind;
+            self.flows[p.flow as usize].counters.drops += 1;
+        }
+    }
+
+    fn start_transmission(&mut self, now: Time, dir: Dir) {
+        let link = &mut self.links[dir];
+        let next = link.qdisc.dequeue(now, &mut self.drop_buf);
+        link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
+        if let Some(pkt) = next {
+            let tx = Dur::transmission(pkt.size, link.rate_bps);
+            link.monitor.on_transmit(now, pkt.enqueued_at, tx.0, self.sc.duration);
+            link.in_flight = Some(pkt);
+            self.events.schedule(now + tx, Event::TxDone { dir: dir as u8 });
+            if dir == 0 {
+                if let Some(w) = self.pcap.as_mut() {
+                    let mss = match self.flows[pkt.flow as usize].endpoint {
+                        Endpoint::Tcp { cfg, .. } => self.sc.tcp_configs[cfg as usize].mss,
+                        Endpoint::Udp { .. } => 1,
+                    };
+                    w.capture(now, &pkt, mss);
+                }
+            }
+        }
+        self.account_inner_drops();
+    }
+
+    fn tx_done(&mut self, now: Time, dir: Dir) {
+        let link = &mut self.links[dir];
+        let pkt = link.in_flight.take().expect("TxDone without a packet in flight");
+        let at_router = now + link.delay;
+        let flow = &mut self.flows[pkt.flow as usize];
+        let to_host = if pkt.kind == PacketKind::TcpAck {
+            flow.sender_side[1].pass(at_router, pkt.size)
+        } else {
+            if now >= self.sc.warmup {
+                flow.counters.throughput_bytes += pkt.size as u64;
+            }
+            flow.receiver_side[1].pass(at_router, pkt.size)
+        };
+        self.events.schedule(to_host, Event::Deliver { pkt });
+        self.start_transmission(now, dir);
+    }
+
+    // ---- hosts ----
+
+    fn data_dir(&self, f: usize) -> u8 {
+        match self.flows[f].direction {
+            Direction::Forward => 0,
+            Direction::Reverse => 1,
+        }
+    }
+
+    /// Sends everything in `tx_buf` from flow `f`'s sender (data) or receiver (ACKs).
+    fn transmit(&mut self, now: Time, f: usize, from_sender: bool) {
+        let data_dir = self.data_dir(f);
+        let flow = &mut self.flows[f];
+        for pkt in self.tx_buf.drain(..) {
+            let (access, dir) = if from_sender {
+                flow.counters.packets_sent += 1;
+                (&mut flow.sender_side[0], data_dir)
+            } else {
+                (&mut flow.receiver_side[0], 1 - data_dir)
+            };
+            let at = access.pass(now, pkt.size);
+            self.events.schedule(at, Event::Arrive { dir, pkt });
+        }
+    }
+
+    fn deliver(&mut self, now: Time, pkt: Packet) {
+        let f = pkt.flow as usize;
+        let sc = self.sc;
+        let flow = &mut self.flows[f];
+        match (&mut flow.endpoint, pkt.kind) {
+            (Endpoint::Tcp { cfg, sender, .. }, PacketKind::TcpAck) => {
+                if !flow.active {
+                    return;
+                }
+                let cfg = &sc.tcp_configs[*cfg as usize];
+                sender.on_ack(cfg, now, &pkt, &mut self.tx_buf);
+                if sender.is_complete() && flow.counters.completed_at.is_none() {
+                    flow.counters.completed_at = Some(now);
+                }
+                self.transmit(now, f, true);
+                self.arm_sender_timer(f);
+            }
+            (Endpoint::Tcp { cfg, receiver, .. }, _) => {
+                record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
+                receiver.on_data(&sc.tcp_configs[*cfg as usize], now, &pkt, &mut self.tx_buf);
+                self.transmit(now, f, false);
+                self.arm_receiver_timer(f);
+            }
+            (Endpoint::Udp { delivered_payload, .. }, _) => {
+                record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
+                *delivered_payload += pkt.payload as u64;
+            }
+        }
+    }
+
+    fn start(&mut self, now: Time, f: usize) {
+        let sc = self.sc;
+        let flow = &mut self.flows[f];
+        flow.active = true;
+        match &mut flow.endpoint {
+            Endpoint::Tcp { cfg, sender, .. } => {
+                sender.start(&sc.tcp_configs[*cfg as usize], now, &mut self.tx_buf);
+                self.transmit(now, f, true);
+                self.arm_sender_timer(f);
+            }
+            Endpoint::Udp { .. } => self.udp_send(now, f),
+        }
+    }
+
+    fn udp_send(&mut self, now: Time, f: usize) {
+        let flow = &mut self.flows[f];
+        if !flow.active {
+            return;
+        }
+        let Endpoint::Udp { source, .. } = &mut flow.endpoint else { unreachable!("UdpSend for a TCP flow") };
+        let (mut pkt, gap) = source.send(f as u32, now, &mut flow.rng);
+        pkt.class = self.sc.flows[f].class;
+        self.tx_buf.push(pkt);
+        self.transmit(now, f, true);
+        self.events.schedule(now + gap, Event::UdpSend(f as u32));
+    }
+
+    fn sender_timer(&mut self, now: Time, f: usize) {
+        let sc = self.sc;
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp { cfg, sender, sender_timer_at, .. } = &mut flow.endpoint else { return };
+        if *sender_timer_at != now {
+            return; // superseded by an earlier deadline
+        }
+        *sender_timer_at = Time::NEVER;
+        if !flow.active {
+            return;
+        }
+        sender.on_timer(&sc.tcp_configs[*cfg as usize], now, &mut self.tx_buf);
+        self.transmit(now, f, true);
+        self.arm_sender_timer(f);
+    }
+
+    fn receiver_timer(&mut self, now: Time, f: usize) {
+        let sc = self.sc;
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp { cfg, receiver, receiver_timer_at, .. } = &mut flow.endpoint else { return };
+        if *receiver_timer_at != now {
+            return;
+        }
+        *receiver_timer_at = Time::NEVER;
+        receiver.on_timer(&sc.tcp_configs[*cfg as usize], now, &mut self.tx_buf);
+        self.transmit(now, f, false);
+        self.arm_receiver_timer(f);
+    }
+
+    /// Makes sure an event exists at or before the sender's next wakeup. Deadlines that move
+    /// later (the RTO restarted by an ACK) cost nothing: the pending event fires, finds nothing
+    /// due, and re-arms.
+    fn arm_sender_timer(&mut self, f: usize) {
+        if let Endpoint::Tcp { sender, sender_timer_at, .. } = &mut self.flows[f].endpoint {
+            if let Some(w) = sender.next_wakeup() {
+                let w = w.max(self.events.now());
+                if w < *sender_timer_at {
+                    *sender_timer_at = w;
+                    self.events.schedule(w, Event::SenderTimer(f as u32));
+                }
+            }
+        }
+    }
+
+    fn arm_receiver_timer(&mut self, f: usize) {
+        if let Endpoint::Tcp { receiver, receiver_timer_at, .. } = &mut self.flows[f].endpoint {
+            if let Some(w) = receiver.next_wakeup() {
+                let w = w.max(self.events.now());
+                if w < *receiver_timer_at {
+                    *receiver_timer_at = w;
+                    self.events.schedule(w, Event::ReceiverTimer(f as u32));
+                }
+            }
+        }
+    }
+
+    // ---- metrics ----
+
+    fn sample(&mut self, now: Time) {
+        let bin_s = self.sc.output.bin.as_secs_f64();
+        let s = &mut self.series;
+        s.time_s.push(now.as_secs_f64());
+        let q = &self.links[0].qdisc;
+        s.queue_pkts.push(q.len_packets() as f64);
+        s.queue_bytes.push(q.len_bytes() as f64);
+        s.queue_avg.push(q.average().unwrap_or(f64::NAN));
+        s.reverse_queue_pkts.push(self.links[1].qdisc.len_packets() as f64);
+        if !s.flow_goodput_bps.is_empty() {
+            for (i, f) in self.flows.iter().enumerate() {
+                let d = delivered(&f.endpoint);
+                s.flow_goodput_bps[i].push((d - self.last_goodput[i]) as f64 * 8.0 / bin_s);
+                self.last_goodput[i] = d;
+            }
+        }
+        let next = now + self.sc.output.bin;
+        if next <= self.sc.duration {
+            self.events.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.events_processed()
+    }
+
+    /// Finishes the run and assembles the summary (without wall time, which the caller adds).
+    pub fn finish(mut self) -> (serde_json::Value, TimeSeries, Option<std::io::Result<()>>) {
+        let sc = self.sc;
+        let end = sc.duration;
+        let span_s = (end.0 - sc.warmup.0) as f64 * 1e-9;
+        let mut flows_json = Vec::with_capacity(self.flows.len());
+        let mut goodputs = Vec::with_capacity(self.flows.len());
+        for (i, f) in self.flows.iter().enumerate() {
+            let spec = &sc.flows[i];
+            let c = &f.counters;
+            let goodput = (delivered(&f.endpoint) - c.delivered_at_warmup) as f64 * 8.0 / span_s;
+            goodputs.push(goodput);
+            let (kind, retransmits, timeouts, extra) = match &f.endpoint {
+                Endpoint::Tcp { sender, receiver, .. } => {
+                    let st = sender.stats();
+                    (
+                        "tcp",
+                        st.retransmits,
+                        st.timeouts,
+                        serde_json::json!({
+                            "fast_retransmits": st.fast_retransmits,
+                            "ecn_reductions": st.ecn_reductions,
+                            "acks_sent": receiver.stats().acks_sent,
+                            "delivered_bytes": delivered(&f.endpoint),
+                            "completion_s": c.completed_at.map(|t| (t.0 - spec.start.0) as f64 * 1e-9),
+                        }),
+                    )
+                }
+                Endpoint::Udp { .. } => (
+                    if matches!(spec.kind, FlowKind::UdpCbr { .. }) { "udp-cbr" } else { "udp-poisson" },
+                    0,
+                    0,
+                    serde_json::json!({ "delivered_bytes": delivered(&f.endpoint) }),
+                ),
+            };
+            let mut o = serde_json::json!({
+                "id": i,
+                "kind": kind,
+                "variant": spec.variant,
+                "class": spec.class,
+                "group": spec.group,
+                "direction": if spec.direction == Direction::Forward { "forward" } else { "reverse" },
+                "start_s": spec.start.as_secs_f64(),
+                "goodput_bps": goodput,
+                "throughput_bps": c.throughput_bytes as f64 * 8.0 / span_s,
+                "packets_sent": c.packets_sent,
+                "packets_delivered": c.packets_delivered,
+                "drops": c.drops,
+                "marks": c.marks,
+                "retransmits": retransmits,
+                "timeouts": timeouts,
+                "delay_mean_s": c.delay.mean_s(),
+                "delay_p50_s": c.delay.quantile_s(0.50),
+                "delay_p95_s": c.delay.quantile_s(0.95),
+                "delay_p99_s": c.delay.quantile_s(0.99),
+            });
+            o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            flows_json.push(o);
+        }
+        let mut queues_json = Vec::new();
+        for (dir, name, spec) in [(0, "bottleneck", &sc.queue), (1, "reverse", &sc.reverse_queue)] {
+            let link = &mut self.links[dir];
+            let (mean_p, mean_b) = link.monitor.means(end);
+            let st = *link.qdisc.stats();
+            queues_json.push(serde_json::json!({
+                "name": name,
+                "kind": spec.kind(),
+                "arrivals": st.arrivals,
+                "enqueues": st.enqueues,
+                "dequeues": st.dequeues,
+                "drops": st.drops(),
+                "drops_early": st.drops_early,
+                "drops_forced": st.drops_forced,
+                "drops_overflow": st.drops_overflow,
+                "marks": st.marks,
+                "link_losses": link.monitor.link_losses,
+                "mean_len_packets": mean_p,
+                "mean_len_bytes": mean_b,
+                "mean_sojourn_s": link.monitor.sojourn.mean_s(),
+                "p99_sojourn_s": link.monitor.sojourn.quantile_s(0.99),
+                "utilization": link.monitor.busy_ns as f64 * 1e-9 / span_s,
+            }));
+        }
+        let forward_goodputs: Vec<f64> = goodputs
+            .iter()
+            .zip(&sc.flows)
+            .filter(|(_, s)| s.direction == Direction::Forward)
+            .map(|(g, _)| *g)
+            .collect();
+        let summary = serde_json::json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "seed": sc.seed,
+            "events": self.events.events_processed(),
+            "simulated_s": end.as_secs_f64(),
+            "measured_s": span_s,
+            "scenario": sc.echo,
+            "flows": flows_json,
+            "queues": queues_json,
+            "aggregate": {
+                "goodput_bps": goodputs.iter().sum::<f64>(),
+                "forward_goodput_bps": forward_goodputs.iter().sum::<f64>(),
+                "jain_index": crate::metrics::jain_index(&goodputs),
+                "flows": goodputs.len(),
+            },
+        });
+        let pcap = self.pcap.take().map(|w| w.finish());
+        (summary, self.series, pcap)
+    }
+}
+
+fn delivered(e: &Endpoint) -> u64 {
+    match e {
+        Endpoint::Tcp { receiver, .. } => receiver.delivered_bytes(),
+        Endpoint::Udp { delivered_payload, .. } => *delivered_payload,
+    }
+}
+
+#[inline]
+fn record_delivery(c: &mut FlowCounters, now: Time, pkt: &Packet, warmup: Time) {
+    c.packets_delivered += 1;
+    if now >= warmup {
+        c.delay.record(now.0 - pkt.sent_at.0);
+    }
+}

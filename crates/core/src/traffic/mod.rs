@@ -1,0 +1,3 @@
+//! Traffic sources that are not transports by themselves.
+
+pub mod udp;
