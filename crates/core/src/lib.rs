@@ -18,3 +18,4 @@ pub mod transport;
 pub mod metrics;
 pub mod topology;
 pub mod traffic;
+pub mod run;

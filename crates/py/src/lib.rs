@@ -1,1 +1,111 @@
-//! placeholder
+//! Python bindings of aqmlab: argument conversion, GIL release and error mapping only.
+//! No algorithm, default or validation lives here.
+
+mod error;
+
+use std::time::{Duration, Instant};
+
+use aqmlab_core::run::{self, Format, SimulateError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+
+fn format_of(name: &str) -> PyResult<Format> {
+    match name {
+        "toml" => Ok(Format::Toml),
+        "json" => Ok(Format::Json),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "format must be \"toml\" or \"json\", got \"{other}\""
+        ))),
+    }
+}
+
+/// Validates scenario text; returns the scenario with defaults filled in, as JSON text.
+#[pyfunction]
+fn validate(py: Python<'_>, text: &str, format: &str) -> PyResult<String> {
+    let sc = run::load(text, format_of(format)?).map_err(|e| error::config(py, e))?;
+    Ok(sc.echo.to_string())
+}
+
+/// Runs scenario text. Returns (summary JSON text, time-series dict). `progress(sim_seconds)`
+/// is called about every 0.2 s of wall time. The GIL is released while simulating and Ctrl-C
+/// stops the run with KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (text, format, pcap_path=None, progress=None))]
+fn run_scenario(
+    py: Python<'_>,
+    text: &str,
+    format: &str,
+    pcap_path: Option<String>,
+    progress: Option<PyObject>,
+) -> PyResult<(String, Py<PyDict>)> {
+    let sc = run::load(text, format_of(format)?).map_err(|e| error::config(py, e))?;
+    let pcap: Option<Box<dyn std::io::Write + Send>> = match &pcap_path {
+        Some(p) => Some(Box::new(std::io::BufWriter::new(std::fs::File::create(p)?))),
+        None => None,
+    };
+    let started = Instant::now();
+    let mut last_poll = Instant::now();
+    let mut py_err: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        run::simulate(&sc, pcap, |now| {
+            if last_poll.elapsed() < Duration::from_millis(200) {
+                return true;
+            }
+            last_poll = Instant::now();
+            Python::with_gil(|py| {
+                if let Err(e) = py.check_signals() {
+                    py_err = Some(e);
+                    return false;
+                }
+                if let Some(cb) = &progress {
+                    if let Err(e) = cb.call1(py, (now.as_secs_f64(),)) {
+                        py_err = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        })
+    });
+    let wall = started.elapsed().as_secs_f64();
+    let out = match result {
+        Ok(o) => o,
+        Err(SimulateError::Interrupted) => {
+            return Err(py_err.unwrap_or_else(|| error::simulation(py, "run interrupted".into())))
+        }
+        Err(SimulateError::Capture(e)) => return Err(error::simulation(py, format!("writing the pcap failed: {e}"))),
+    };
+    let mut summary = out.summary;
+    summary["wall_seconds"] = wall.into();
+    let s = out.series;
+    let d = PyDict::new(py);
+    d.set_item("time_s", s.time_s)?;
+    d.set_item("queue_pkts", s.queue_pkts)?;
+    d.set_item("queue_bytes", s.queue_bytes)?;
+    d.set_item("queue_avg", s.queue_avg)?;
+    d.set_item("reverse_queue_pkts", s.reverse_queue_pkts)?;
+    d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
+    Ok((summary.to_string(), d.unbind()))
+}
+
+/// The queue disciplines with their parameters, defaults and sources, as JSON text.
+#[pyfunction]
+fn qdiscs() -> String {
+    aqmlab_core::qdisc::catalog().to_string()
+}
+
+/// Version of the core.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(qdiscs, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

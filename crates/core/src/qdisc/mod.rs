@@ -7,6 +7,7 @@
 //! Accounting convention (spec seed000-cbt-algorithms §2.0): a packet leaves the queue when its
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
+pub mod catalog;
 pub mod droptail;
 pub mod red;
 pub mod red_core;
@@ -14,6 +15,7 @@ pub mod red_core;
 use crate::engine::{Rng, Time};
 use crate::packet::Packet;
 
+pub use catalog::catalog;
 pub use droptail::{DropTail, DropTailParams};
 pub use red::{Red, RedParams};
 

@@ -141,7 +141,7 @@ pub struct World<'s> {
     drop_buf: DropBuf,
     series: TimeSeries,
     last_goodput: Vec<u64>,
-    pcap: Option<PcapWriter<Box<dyn std::io::Write>>>,
+    pcap: Option<PcapWriter<Box<dyn std::io::Write + Send>>>,
 }
 
 impl<'s> World<'s> {
@@ -216,7 +216,7 @@ impl<'s> World<'s> {
     }
 
     /// Captures the forward bottleneck into `out` (pcap).
-    pub fn capture_to(&mut self, out: Box<dyn std::io::Write>) {
+    pub fn capture_to(&mut self, out: Box<dyn std::io::Write + Send>) {
         self.pcap = Some(PcapWriter::new(out));
     }
 

@@ -1,0 +1,171 @@
+"""The Python API: run a scenario and get data frames back.
+
+>>> import aqmlab
+>>> res = aqmlab.run({"run": {"duration": "2s"},
+...                   "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+...                   "flows": [{"kind": "tcp", "count": 2}]})
+>>> sorted(res.flows.columns)[:3]
+['acks_sent', 'class', 'completion_s']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+
+from . import _native
+from .exceptions import ScenarioError
+
+__all__ = ["Result", "run", "validate", "load_scenario", "default_scenario_path"]
+
+ScenarioLike = str | os.PathLike | Mapping[str, Any]
+
+
+def default_scenario_path() -> Path:
+    """Path of the built-in default scenario (10 NewReno flows, 10 Mb/s RED dumbbell)."""
+    return Path(str(resources.files("aqmlab") / "scenarios" / "default.toml"))
+
+
+def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[str, str]:
+    """Turns a path or a dict into (text, format) for the core, applying a seed override.
+
+    Raises ScenarioError for unreadable files or non-TOML content.
+    """
+    if isinstance(scenario, Mapping):
+        data = json.loads(json.dumps(scenario))  # deep copy, and rejects non-JSON values early
+        if seed is not None:
+            data.setdefault("run", {})["seed"] = seed
+        return json.dumps(data), "json"
+    path = Path(scenario)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read the scenario ({e.strerror})") from None
+    if seed is None:
+        return text, "toml"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    data.setdefault("run", {})["seed"] = seed
+    return json.dumps(data), "json"
+
+
+def validate(scenario: ScenarioLike) -> dict[str, Any]:
+    """Validates a scenario and returns it with every default filled in.
+
+    Raises
+    ------
+    ScenarioError
+        naming the key path (and line) and what is allowed.
+    """
+    text, fmt = load_scenario(scenario)
+    return json.loads(_native.validate(text, fmt))
+
+
+@dataclass
+class Result:
+    """What a run produced.
+
+    Attributes
+    ----------
+    summary : dict
+        The ``summary.json`` document.
+    flows : pandas.DataFrame
+        One row per flow (goodput_bps, drops, delay percentiles, ...).
+    queues : pandas.DataFrame
+        One row per bottleneck queue (forward ``bottleneck``, ``reverse``).
+    timeseries : pandas.DataFrame
+        Sampled every ``output.bin``: queue length/average and, when enabled, per-flow goodput
+        in columns ``flow<i>_goodput_bps``.
+    """
+
+    summary: dict[str, Any]
+    timeseries: pd.DataFrame
+    flows: pd.DataFrame = field(init=False)
+    queues: pd.DataFrame = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.flows = pd.DataFrame(self.summary["flows"])
+        self.queues = pd.DataFrame(self.summary["queues"])
+
+    @property
+    def wall_seconds(self) -> float:
+        """Wall-clock time of the simulation."""
+        return float(self.summary["wall_seconds"])
+
+    @property
+    def aggregate(self) -> dict[str, Any]:
+        """Aggregate goodput and Jain's fairness index."""
+        return self.summary["aggregate"]
+
+
+def _frame(series: dict[str, Any]) -> pd.DataFrame:
+    cols = {k: series[k] for k in ("time_s", "queue_pkts", "queue_bytes", "queue_avg", "reverse_queue_pkts")}
+    df = pd.DataFrame(cols)
+    per_flow = series["flow_goodput_bps"]
+    if per_flow:
+        extra = pd.DataFrame({f"flow{i}_goodput_bps": v for i, v in enumerate(per_flow)})
+        df = pd.concat([df, extra], axis=1)
+    return df
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    out: str | os.PathLike | None = None,
+    pcap: bool = False,
+    plot: bool = True,
+    progress: Callable[[float], None] | None = None,
+) -> Result:
+    """Runs a scenario.
+
+    Parameters
+    ----------
+    scenario : path or dict
+        A TOML file, or a dict with the same keys.
+    seed : int, optional
+        Overrides ``run.seed``.
+    out : path, optional
+        Writes the results directory (see :func:`aqmlab.output.write_results`).
+    pcap : bool
+        With ``out``, also capture the forward bottleneck to ``bottleneck.pcap``.
+    plot : bool
+        With ``out``, also draw ``plot.png``.
+    progress : callable, optional
+        Called with the simulated time in seconds about every 0.2 s of wall time.
+
+    Examples
+    --------
+    >>> import aqmlab
+    >>> r = aqmlab.run({"run": {"duration": "3s", "seed": 2},
+    ...                 "topology": {"bottleneck": {"rate": "5Mbps", "delay": "5ms"}},
+    ...                 "queue": {"kind": "red", "min_th": 5, "max_th": 15},
+    ...                 "flows": [{"kind": "tcp", "count": 3}]})
+    >>> 0.8 < r.aggregate["goodput_bps"] / 5e6 < 1.0
+    True
+    """
+    text, fmt = load_scenario(scenario, seed=seed)
+    if out is None:
+        summary, series = _native.run_scenario(text, fmt, None, progress)
+        return Result(json.loads(summary), _frame(series))
+    from .output import staged_results_dir
+
+    with staged_results_dir(out) as tmp:
+        pcap_path = str(tmp / "bottleneck.pcap") if pcap else None
+        summary, series = _native.run_scenario(text, fmt, pcap_path, progress)
+        result = Result(json.loads(summary), _frame(series))
+        from .output import write_results
+
+        write_results(result, tmp, plot=plot)
+    return result

@@ -1,0 +1,117 @@
+"""The ``aqmlab`` command line.
+
+Every user mistake ends in one line on stderr, ``aqmlab: error: <what and where>``, and exit
+status 2 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import api
+from .exceptions import AqmlabError
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"aqmlab: error: {msg}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="aqmlab")
+def main() -> None:
+    """aqmlab: simulate congested links under any queue discipline."""
+
+
+@main.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Results directory (default: results/<scenario name>).")
+@click.option("--seed", type=int, default=None, help="Override run.seed.")
+@click.option("--pcap", is_flag=True, help="Also capture the forward bottleneck to bottleneck.pcap.")
+@click.option("--no-plot", is_flag=True, help="Skip plot.png.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
+def run(scenario: Path | None, out: Path | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool) -> None:
+    """Run SCENARIO (a TOML file; default: the built-in 10-flow RED dumbbell)."""
+    from tqdm import tqdm
+
+    path = scenario or api.default_scenario_path()
+    out = out or Path("results") / path.stem
+    try:
+        text, fmt = api.load_scenario(path, seed=seed)
+        duration = json.loads(api._native.validate(text, fmt))["run"]["duration"]
+        total_s = float(duration.removesuffix("ns")) * 1e-9
+        bar = tqdm(total=round(total_s, 3), unit="sim-s", delay=2.0, disable=quiet, leave=False,
+                   bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} simulated s [{elapsed}<{remaining}]")
+
+        def progress(now_s: float) -> None:
+            bar.update(round(now_s - bar.n, 3))
+
+        try:
+            res = api.run(path, seed=seed, out=out, pcap=pcap, plot=not no_plot, progress=progress)
+        finally:
+            bar.close()
+    except AqmlabError as e:
+        _fail(str(e))
+        return
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing was written")
+        return
+    if quiet:
+        return
+    agg = res.aggregate
+    q = res.queues.iloc[0]
+    click.echo(f"scenario: {path}")
+    click.echo(f"simulated {res.summary['simulated_s']:.1f} s in {res.wall_seconds:.3f} s wall "
+               f"({res.summary['events']:,} events)")
+    click.echo(f"goodput {agg['goodput_bps'] / 1e6:.3f} Mb/s over {agg['flows']} flows, Jain index {agg['jain_index']:.4f}")
+    click.echo(f"bottleneck ({q['kind']}): mean queue {q['mean_len_packets']:.1f} pkts, drops {q['drops']:,} "
+               f"(early {q['drops_early']:,}, forced {q['drops_forced']:,}, overflow {q['drops_overflow']:,}), "
+               f"utilization {q['utilization']:.3f}")
+    click.echo(f"results: {out}/summary.json, {out}/timeseries.parquet, {out}/flows.csv")
+    if not no_plot:
+        click.echo(f"plot:    {out}/plot.png")
+    if pcap:
+        click.echo(f"capture: {out}/bottleneck.pcap")
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--show", is_flag=True, help="Print the scenario with every default filled in (JSON).")
+def validate(scenario: Path, show: bool) -> None:
+    """Check SCENARIO without running it."""
+    try:
+        filled = api.validate(scenario)
+    except AqmlabError as e:
+        _fail(str(e))
+        return
+    if show:
+        click.echo(json.dumps(filled, indent=2))
+    else:
+        n = sum(int(f.get("count", 1)) for f in filled["flows"])
+        click.echo(f"{scenario}: ok ({n} flows, queue {filled['queue']['kind']})")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def qdiscs(as_json: bool) -> None:
+    """List the queue disciplines with their parameters, defaults and sources."""
+    catalog = json.loads(api._native.qdiscs())
+    if as_json:
+        click.echo(json.dumps(catalog, indent=2))
+        return
+    for q in catalog:
+        aliases = f" (aliases: {', '.join(q['aliases'])})" if q["aliases"] else ""
+        click.echo(f"{q['kind']}{aliases}: {q['summary']}")
+        click.echo(f"  source: {q['source']}")
+        for key, default in q["params"].items():
+            click.echo(f"  {key:<18} default {json.dumps(default):<10} {q['docs'].get(key, '')}")
+        click.echo()
+
+
+if __name__ == "__main__":
+    main()

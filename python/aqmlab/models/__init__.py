@@ -1,0 +1,1 @@
+"""Analytic models used to validate the simulator and to reproduce the theses."""
