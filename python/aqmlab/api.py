@@ -10,20 +10,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import pandas as pd
 
 from . import _native
 from .exceptions import ScenarioError
 
-__all__ = ["Result", "run", "validate", "load_scenario", "default_scenario_path"]
+__all__ = ["Result", "run", "validate", "load_scenario", "default_scenario_path", "seconds"]
 
 ScenarioLike = str | os.PathLike | Mapping[str, Any]
 
@@ -60,6 +61,29 @@ def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[s
     return json.dumps(data), "json"
 
 
+@contextlib.contextmanager
+def _naming_the_file(scenario: ScenarioLike) -> Iterator[None]:
+    """Prefixes errors about a scenario file's content with the file's name."""
+    try:
+        yield
+    except ScenarioError as e:
+        if isinstance(scenario, Mapping) or str(e).startswith(str(scenario)):
+            raise
+        raise ScenarioError(f"{scenario}: {e}") from None
+
+
+def seconds(echoed: str) -> float:
+    """Seconds of a duration as echoed by :func:`validate` (``"60s"``, ``"200ms"``, ``"3us"``, ``"5ns"``).
+
+    >>> seconds("200ms")
+    0.2
+    """
+    for unit, scale in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if echoed.endswith(unit):
+            return float(echoed.removesuffix(unit)) * scale
+    raise ValueError(f"not an echoed duration: {echoed!r}")
+
+
 def validate(scenario: ScenarioLike) -> dict[str, Any]:
     """Validates a scenario and returns it with every default filled in.
 
@@ -69,7 +93,8 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
         naming the key path (and line) and what is allowed.
     """
     text, fmt = load_scenario(scenario)
-    return json.loads(_native.validate(text, fmt))
+    with _naming_the_file(scenario):
+        return json.loads(_native.validate(text, fmt))
 
 
 @dataclass
@@ -155,6 +180,7 @@ def run(
     >>> 0.8 < r.aggregate["goodput_bps"] / 5e6 < 1.0
     True
     """
+    validate(scenario)  # on the text as written (line numbers), before anything is created in `out`
     text, fmt = load_scenario(scenario, seed=seed)
     if out is None:
         summary, series = _native.run_scenario(text, fmt, None, progress)

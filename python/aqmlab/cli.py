@@ -23,13 +23,27 @@ def _fail(msg: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="aqmlab")
-def main() -> None:
+def cli() -> None:
     """aqmlab: simulate congested links under any queue discipline."""
 
 
-@main.command()
+def main() -> None:
+    """Entry point: click's usage errors become the same one-line error as ours."""
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        _fail("interrupted; nothing was written")
+    except click.ClickException as e:
+        ctx = getattr(e, "ctx", None)
+        command = ctx.command_path if ctx is not None else "aqmlab"
+        _fail(f"{e.format_message()} (see: {command} --help)".replace("\n", " "))
+    else:
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@cli.command()
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="Results directory (default: results/<scenario name>).")
 @click.option("--seed", type=int, default=None, help="Override run.seed.")
 @click.option("--pcap", is_flag=True, help="Also capture the forward bottleneck to bottleneck.pcap.")
@@ -42,9 +56,7 @@ def run(scenario: Path | None, out: Path | None, seed: int | None, pcap: bool, n
     path = scenario or api.default_scenario_path()
     out = out or Path("results") / path.stem
     try:
-        text, fmt = api.load_scenario(path, seed=seed)
-        duration = json.loads(api._native.validate(text, fmt))["run"]["duration"]
-        total_s = float(duration.removesuffix("ns")) * 1e-9
+        total_s = api.seconds(api.validate(path)["run"]["duration"])
         bar = tqdm(total=round(total_s, 3), unit="sim-s", delay=2.0, disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} simulated s [{elapsed}<{remaining}]")
 
@@ -79,7 +91,7 @@ def run(scenario: Path | None, out: Path | None, seed: int | None, pcap: bool, n
         click.echo(f"capture: {out}/bottleneck.pcap")
 
 
-@main.command()
+@cli.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--show", is_flag=True, help="Print the scenario with every default filled in (JSON).")
 def validate(scenario: Path, show: bool) -> None:
@@ -96,7 +108,7 @@ def validate(scenario: Path, show: bool) -> None:
         click.echo(f"{scenario}: ok ({n} flows, queue {filled['queue']['kind']})")
 
 
-@main.command()
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def qdiscs(as_json: bool) -> None:
     """List the queue disciplines with their parameters, defaults and sources."""

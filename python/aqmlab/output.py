@@ -42,15 +42,21 @@ def staged_results_dir(out: str | os.PathLike) -> Iterator[Path]:
     """Yields a staging directory; on success its files replace those in ``out``."""
     out = Path(out)
     parent = _check_writable(out)
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
+    except OSError as e:
+        raise SimulationError(f"--out {out}: cannot create the results directory ({e.strerror})") from None
     try:
         yield tmp
-        out.mkdir(parents=True, exist_ok=True)
-        for name in RESULT_FILES:  # stale files of an earlier run would mislead
-            (out / name).unlink(missing_ok=True)
-        for f in tmp.iterdir():
-            os.replace(f, out / f.name)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for name in RESULT_FILES:  # stale files of an earlier run would mislead
+                (out / name).unlink(missing_ok=True)
+            for f in tmp.iterdir():
+                os.replace(f, out / f.name)
+        except OSError as e:
+            raise SimulationError(f"--out {out}: cannot write the results ({e.strerror})") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -31,7 +31,7 @@ def padhye_throughput(p: float, rtt_s: float, mss_bytes: float, t0_s: float, b: 
     """Payload throughput in bits/s of the Padhye et al. full model (with timeouts).
 
     >>> round(padhye_throughput(0.01, 0.1, 1000, 1.0) / 1e3, 1)
-    766.5
+    799.4
     """
     if not 0 < p < 1:
         raise ValueError(f"loss rate must be in (0, 1), got {p}")

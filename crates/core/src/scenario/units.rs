@@ -164,13 +164,25 @@ impl<'de> Deserialize<'de> for Limit {
 // Serialisation echoes canonical strings, so the filled-in scenario in summary.json parses again.
 impl Serialize for Rate {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{}bps", self.0))
+        if self.0.fract() == 0.0 && self.0 < 1e18 {
+            let units = [(1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "kbps"), (1, "bps")];
+            s.serialize_str(&exact_with_unit(self.0 as u64, &units))
+        } else {
+            s.serialize_str(&format!("{}bps", self.0))
+        }
     }
 }
 impl Serialize for Duration {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{}ns", self.0 .0))
+        s.serialize_str(&exact_with_unit(self.0 .0, &[(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")]))
     }
+}
+
+/// Writes `value` (in the smallest unit) with the largest unit that divides it exactly, so the
+/// echoed scenario reads like the input ("200ms", not "200000000ns") and parses back unchanged.
+fn exact_with_unit(value: u64, units: &[(u64, &str)]) -> String {
+    let (div, unit) = units.iter().find(|(d, _)| value % d == 0 && value != 0).unwrap_or(&units[units.len() - 1]);
+    format!("{}{unit}", value / div)
 }
 impl Serialize for Bytes {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -189,6 +201,21 @@ impl Serialize for Limit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn echo_uses_the_largest_exact_unit_and_parses_back() {
+        let echo = |d: Duration| serde_json::to_string(&d).unwrap();
+        assert_eq!(echo(Duration(Dur::from_millis(200))), "\"200ms\"");
+        assert_eq!(echo(Duration(Dur::from_millis(60_000))), "\"60s\"");
+        assert_eq!(echo(Duration(Dur(1_500))), "\"1500ns\"");
+        assert_eq!(echo(Duration(Dur(0))), "\"0ns\"");
+        assert_eq!(serde_json::to_string(&Rate(10e6)).unwrap(), "\"10Mbps\"");
+        assert_eq!(serde_json::to_string(&Rate(1.5e9)).unwrap(), "\"1500Mbps\"");
+        for text in ["1500ns", "200ms", "3us", "60s"] {
+            let d = parse_duration(text).unwrap();
+            assert_eq!(serde_json::to_string(&Duration(d)).unwrap(), format!("\"{text}\""));
+        }
+    }
 
     #[test]
     fn rates_parse_with_decimal_prefixes() {

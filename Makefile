@@ -1,0 +1,34 @@
+# aqmlab developer entry points. `make demo` and `make test` are the README's two commands:
+# each sets up everything it needs (a .venv with the package built from source) on its own.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+RESULTS ?= results/default
+
+.PHONY: setup demo test test-rust test-python bench clean
+
+# A virtualenv with the Python dependencies and the Rust extension built in release mode.
+# `maturin develop` rebuilds incrementally, so running it every time keeps the .so current.
+setup:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check 'maturin>=1.5,<2'
+	$(BIN)/maturin develop --release -q -E test
+
+# Runs the built-in default scenario (10 NewReno flows, 10 Mb/s 20 ms RED dumbbell).
+demo: setup
+	$(BIN)/aqmlab run --out $(RESULTS)
+
+test-rust:
+	cargo test -p aqmlab-core -q
+
+test-python: setup
+	$(BIN)/python -m pytest -q
+
+test: test-rust test-python
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) target results

@@ -1,0 +1,5 @@
+"""``python -m aqmlab`` is the ``aqmlab`` command."""
+
+from .cli import main
+
+main()
