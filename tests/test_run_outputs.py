@@ -1,0 +1,93 @@
+"""`aqmlab run`: the results directory, determinism, and the Python API's frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aqmlab
+import pandas as pd
+import pytest
+
+from conftest import run_cli
+
+SUMMARY_KEYS = {"version", "seed", "simulated_s", "measured_s", "wall_seconds", "events", "scenario",
+                "flows", "queues", "aggregate"}
+
+
+def summary_without_wall_time(path: Path) -> dict:
+    summary = json.loads(path.read_text())
+    assert summary.pop("wall_seconds") > 0
+    return summary
+
+
+def test_run_writes_every_result_file(small_scenario: Path, tmp_path: Path) -> None:
+    out = tmp_path / "res"
+    proc = run_cli("run", str(small_scenario), "--out", str(out), "--pcap")
+    assert proc.returncode == 0, proc.stderr
+    assert {p.name for p in out.iterdir()} == {"summary.json", "timeseries.parquet", "flows.csv",
+                                                "plot.png", "bottleneck.pcap"}
+    assert f"{out}/summary.json" in proc.stdout and f"{out}/plot.png" in proc.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert SUMMARY_KEYS <= summary.keys()
+    assert len(summary["flows"]) == 5
+    flows = pd.read_csv(out / "flows.csv")
+    assert list(flows["id"]) == [0, 1, 2, 3, 4]
+    series = pd.read_parquet(out / "timeseries.parquet")
+    assert series["time_s"].is_monotonic_increasing and len(series) == 40  # 4 s in 100 ms bins
+    pcap = (out / "bottleneck.pcap").read_bytes()
+    assert pcap[:4] in (b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1")  # nanosecond pcap magic
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "staging directory left behind"
+
+
+def test_same_scenario_and_seed_give_identical_files(small_scenario: Path, tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        assert run_cli("run", str(small_scenario), "--out", str(out), "--pcap", "-q").returncode == 0
+    assert summary_without_wall_time(a / "summary.json") == summary_without_wall_time(b / "summary.json")
+    for name in ("timeseries.parquet", "flows.csv", "plot.png", "bottleneck.pcap"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_another_seed_gives_another_run(small_scenario: Path) -> None:
+    one = aqmlab.run(small_scenario, seed=1).flows
+    two = aqmlab.run(small_scenario, seed=2).flows
+    assert list(one["start_s"]) != list(two["start_s"])
+
+
+def test_adding_a_flow_does_not_reshuffle_another_flows_randomness(small_scenario: Path) -> None:
+    base = aqmlab.validate(small_scenario)
+    more = json.loads(json.dumps(base))
+    more["flows"].append({"kind": "udp-cbr", "rate": "100kbps", "packet_size": "200B", "start": "3s"})
+    starts_base = aqmlab.run(base).flows["start_s"].tolist()
+    starts_more = aqmlab.run(more).flows["start_s"].tolist()
+    assert starts_more[: len(starts_base)] == starts_base
+
+
+def test_python_api_returns_frames(small_scenario: Path) -> None:
+    res = aqmlab.run(small_scenario)
+    assert isinstance(res.flows, pd.DataFrame) and len(res.flows) == 5
+    assert {"goodput_bps", "delay_p99_s", "drops"} <= set(res.flows.columns)
+    assert {"time_s", "queue_pkts", "queue_avg", "flow0_goodput_bps"} <= set(res.timeseries.columns)
+    assert list(res.queues["name"]) == ["bottleneck", "reverse"]
+    assert res.summary["measured_s"] == pytest.approx(3.0)
+
+
+def test_validate_show_echoes_defaults(small_scenario: Path) -> None:
+    proc = run_cli("validate", str(small_scenario), "--show")
+    assert proc.returncode == 0, proc.stderr
+    filled = json.loads(proc.stdout)
+    assert filled["flows"][0]["variant"] == "newreno"
+    assert filled["topology"]["bottleneck"] == {"rate": "10Mbps", "delay": "10ms"}
+    assert filled["reverse_queue"]["kind"] == "droptail"
+
+
+def test_qdiscs_lists_every_discipline_with_parameters() -> None:
+    proc = run_cli("qdiscs", "--json")
+    assert proc.returncode == 0, proc.stderr
+    catalog = {q["kind"]: q for q in json.loads(proc.stdout)}
+    assert {"droptail", "red"} <= catalog.keys()
+    red = catalog["red"]
+    assert {"min_th", "max_th", "max_p", "weight", "gentle", "variant", "limit"} <= red["params"].keys()
+    assert "Parris" in red["source"] or "Floyd" in red["source"]
+    assert set(red["params"]) <= set(red["docs"]), "every RED parameter is documented"
