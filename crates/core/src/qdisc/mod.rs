@@ -73,6 +73,19 @@ impl QdiscStats {
         self.drops_early + self.drops_forced + self.drops_overflow
     }
 
+    /// The counts accumulated since `earlier` (a snapshot of the same counters).
+    pub fn since(&self, earlier: &QdiscStats) -> QdiscStats {
+        QdiscStats {
+            arrivals: self.arrivals - earlier.arrivals,
+            enqueues: self.enqueues - earlier.enqueues,
+            dequeues: self.dequeues - earlier.dequeues,
+            drops_early: self.drops_early - earlier.drops_early,
+            drops_forced: self.drops_forced - earlier.drops_forced,
+            drops_overflow: self.drops_overflow - earlier.drops_overflow,
+            marks: self.marks - earlier.marks,
+        }
+    }
+
     /// Counts one drop of `kind`.
     pub fn count_drop(&mut self, kind: DropKind) {
         match kind {

@@ -13,11 +13,11 @@ use crate::engine::{stream, Dur, EventQueue, Rng, StreamId, Time};
 use crate::metrics::pcap::PcapWriter;
 use crate::metrics::{Histogram, QueueMonitor};
 use crate::packet::{Packet, PacketKind};
-use crate::qdisc::{AnyQdisc, DropBuf, DropKind, Qdisc, Verdict};
+use crate::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, LinkSpec, Scenario};
 use crate::traffic::udp::{UdpPattern, UdpSource};
-use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::tcp::{TcpReceiver, TcpSender, TcpSenderStats};
 use rand::Rng as _;
 
 /// Index of a bottleneck direction: 0 = forward (left→right), 1 = reverse.
@@ -65,7 +65,7 @@ enum Endpoint {
     Udp { source: UdpSource, delivered_payload: u64 },
 }
 
-/// Per-flow counters (whole run unless noted).
+/// Per-flow counters. Like every reported metric they count from the end of the warm-up.
 #[derive(Default)]
 pub struct FlowCounters {
     /// Packets the sender transmitted (retransmissions included).
@@ -80,6 +80,10 @@ pub struct FlowCounters {
     pub throughput_bytes: u64,
     /// Payload delivered in order at the warm-up instant.
     pub delivered_at_warmup: u64,
+    /// TCP sender counters at the warm-up instant.
+    pub sender_at_warmup: TcpSenderStats,
+    /// ACKs the TCP receiver had sent at the warm-up instant.
+    pub acks_at_warmup: u64,
     /// One-way delay of data packets delivered after warm-up.
     pub delay: Histogram,
     /// When a finite transfer was completely acknowledged.
@@ -105,6 +109,8 @@ struct Bottleneck {
     delay: Dur,
     in_flight: Option<Packet>,
     monitor: QueueMonitor,
+    /// The discipline's counters when the warm-up ended; reports count from there.
+    stats_at_warmup: QdiscStats,
 }
 
 /// Sampled time series.
@@ -156,6 +162,7 @@ impl<'s> World<'s> {
             delay: sc.bottleneck.delay,
             in_flight: None,
             monitor: QueueMonitor::new(sc.warmup),
+            stats_at_warmup: QdiscStats::default(),
         };
         let links = [link(0, &sc.queue, sc.bottleneck.loss), link(1, &sc.reverse_queue, 0.0)];
         let mut events = EventQueue::with_capacity(4 * sc.flows.len() + 64);
@@ -249,8 +256,15 @@ impl<'s> World<'s> {
             Event::UdpSend(f) => self.udp_send(now, f as usize),
             Event::Sample => self.sample(now),
             Event::WarmupEnd => {
+                for link in &mut self.links {
+                    link.stats_at_warmup = *link.qdisc.stats();
+                }
                 for (i, f) in self.flows.iter_mut().enumerate() {
                     f.counters.delivered_at_warmup = delivered(&f.endpoint);
+                    if let Endpoint::Tcp { sender, receiver, .. } = &f.endpoint {
+                        f.counters.sender_at_warmup = *sender.stats();
+                        f.counters.acks_at_warmup = receiver.stats().acks_sent;
+                    }
                     self.last_goodput[i] = f.counters.delivered_at_warmup;
                 }
             }
@@ -261,18 +275,23 @@ impl<'s> World<'s> {
 
     fn arrive(&mut self, now: Time, dir: Dir, pkt: Packet) {
         let link = &mut self.links[dir];
+        let measuring = now >= self.sc.warmup;
         if link.loss > 0.0 && link.loss_rng.gen::<f64>() < link.loss {
-            link.monitor.link_losses += 1;
-            self.flows[pkt.flow as usize].counters.drops += 1;
+            if measuring {
+                link.monitor.link_losses += 1;
+                self.flows[pkt.flow as usize].counters.drops += 1;
+            }
             return;
         }
         let verdict = link.qdisc.enqueue(pkt, now, &mut link.rng, &mut self.drop_buf);
+        let counters = &mut self.flows[pkt.flow as usize].counters;
         match verdict {
             Verdict::Enqueued => {}
-            Verdict::Marked => self.flows[pkt.flow as usize].counters.marks += 1,
-            Verdict::Dropped(_) => self.flows[pkt.flow as usize].counters.drops += 1,
+            Verdict::Marked if measuring => counters.marks += 1,
+            Verdict::Dropped(_) if measuring => counters.drops += 1,
+            Verdict::Marked | Verdict::Dropped(_) => {}
         }
-        self.account_inner_drops();
+        self.account_inner_drops(measuring);
         let link = &mut self.links[dir];
         link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
         if link.in_flight.is_none() {
@@ -280,10 +299,12 @@ impl<'s> World<'s> {
         }
     }
 
-    fn account_inner_drops(&mut self) {
-        for (p, _kind) in self.drop_buf.drain(..) {
-            let _: DropKind = _kind;
-            self.flows[p.flow as usize].counters.drops += 1;
+    /// Charges packets a discipline discarded from inside its queue to their flows.
+    fn account_inner_drops(&mut self, measuring: bool) {
+        for (p, _) in self.drop_buf.drain(..) {
+            if measuring {
+                self.flows[p.flow as usize].counters.drops += 1;
+            }
         }
     }
 
@@ -306,7 +327,7 @@ impl<'s> World<'s> {
                 }
             }
         }
-        self.account_inner_drops();
+        self.account_inner_drops(now >= self.sc.warmup);
     }
 
     fn tx_done(&mut self, now: Time, dir: Dir) {
@@ -341,7 +362,9 @@ impl<'s> World<'s> {
         let flow = &mut self.flows[f];
         for pkt in self.tx_buf.drain(..) {
             let (access, dir) = if from_sender {
-                flow.counters.packets_sent += 1;
+                if now >= self.sc.warmup {
+                    flow.counters.packets_sent += 1;
+                }
                 (&mut flow.sender_side[0], data_dir)
             } else {
                 (&mut flow.receiver_side[0], 1 - data_dir)
@@ -507,15 +530,15 @@ impl<'s> World<'s> {
             goodputs.push(goodput);
             let (kind, retransmits, timeouts, extra) = match &f.endpoint {
                 Endpoint::Tcp { sender, receiver, .. } => {
-                    let st = sender.stats();
+                    let (st, before) = (sender.stats(), &c.sender_at_warmup);
                     (
                         "tcp",
-                        st.retransmits,
-                        st.timeouts,
+                        st.retransmits - before.retransmits,
+                        st.timeouts - before.timeouts,
                         serde_json::json!({
-                            "fast_retransmits": st.fast_retransmits,
-                            "ecn_reductions": st.ecn_reductions,
-                            "acks_sent": receiver.stats().acks_sent,
+                            "fast_retransmits": st.fast_retransmits - before.fast_retransmits,
+                            "ecn_reductions": st.ecn_reductions - before.ecn_reductions,
+                            "acks_sent": receiver.stats().acks_sent - c.acks_at_warmup,
                             "delivered_bytes": delivered(&f.endpoint),
                             "completion_s": c.completed_at.map(|t| (t.0 - spec.start.0) as f64 * 1e-9),
                         }),
@@ -556,7 +579,7 @@ impl<'s> World<'s> {
         for (dir, name, spec) in [(0, "bottleneck", &sc.queue), (1, "reverse", &sc.reverse_queue)] {
             let link = &mut self.links[dir];
             let (mean_p, mean_b) = link.monitor.means(end);
-            let st = *link.qdisc.stats();
+            let st = link.qdisc.stats().since(&link.stats_at_warmup);
             queues_json.push(serde_json::json!({
                 "name": name,
                 "kind": spec.kind(),
@@ -568,6 +591,7 @@ impl<'s> World<'s> {
                 "drops_forced": st.drops_forced,
                 "drops_overflow": st.drops_overflow,
                 "marks": st.marks,
+                "drop_rate": if st.arrivals > 0 { st.drops() as f64 / st.arrivals as f64 } else { 0.0 },
                 "link_losses": link.monitor.link_losses,
                 "mean_len_packets": mean_p,
                 "mean_len_bytes": mean_b,
@@ -612,8 +636,8 @@ fn delivered(e: &Endpoint) -> u64 {
 
 #[inline]
 fn record_delivery(c: &mut FlowCounters, now: Time, pkt: &Packet, warmup: Time) {
-    c.packets_delivered += 1;
     if now >= warmup {
+        c.packets_delivered += 1;
         c.delay.record(now.0 - pkt.sent_at.0);
     }
 }
