@@ -679,9 +679,11 @@ main(int argc, char* argv[])
     std::vector<Ipv4InterfaceContainer> dstIf(nSrc);
     for (uint32_t i = 0; i < nSrc; ++i)
     {
+        // One /24 per access link: senders in 10.1.0.0 upwards, receivers in 11.0.0.0 upwards,
+        // so up to 65,000 flows get distinct networks.
         std::ostringstream a, b;
-        a << "10.1." << i << ".0";
-        b << "10.2." << i << ".0";
+        a << "10." << (1 + i / 256) << "." << (i % 256) << ".0";
+        b << "11." << (i / 256) << "." << (i % 256) << ".0";
         addr.SetBase(a.str().c_str(), "255.255.255.0");
         addr.Assign(srcDevs[i]);
         addr.SetBase(b.str().c_str(), "255.255.255.0");
