@@ -69,7 +69,9 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     /// RFC-recommended modern defaults: NewReno, 1448-byte segments with 52 header bytes
     /// (IP 20 + TCP 20 + timestamps 12), initial window 10, delayed ACKs (2 segments, 200 ms),
-    /// min RTO 200 ms (Linux), initial RTO 1 s.
+    /// min RTO 1 s (RFC 6298 (2.4); Linux's 200 ms together with 200 ms delayed ACKs makes a
+    /// flow at cwnd 1 time out spuriously, because its lone segment's ACK is held as long as the RTO),
+    /// initial RTO 1 s.
     fn default() -> Self {
         TcpConfig {
             variant: TcpVariant::NewReno,
@@ -80,7 +82,7 @@ impl Default for TcpConfig {
             initial_ssthresh: u32::MAX / 2,
             max_window: u32::MAX / 2,
             delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) },
-            min_rto: Dur::from_millis(200),
+            min_rto: Dur::from_millis(1000),
             initial_rto: Dur::from_millis(1000),
             max_rto: Dur::from_millis(60_000),
             timer_granularity: Dur::from_millis(1),
