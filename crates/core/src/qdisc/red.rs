@@ -1,25 +1,24 @@
-//! Random Early Detection. PLACEHOLDER — the real implementation replaces this file.
+//! Random Early Detection over a FIFO (Floyd & Jacobson 1993; Parris 2001 Figs. 3.6–3.10; spec
+//! `seed000-cbt-algorithms.md` §2.2). The averaging and drop test live in [`super::red_core`];
+//! this file adds the buffer, the limit, ECN marking and the counters.
+//!
+//! Order of the tests on arrival: the documented variant checks the buffer limit right after the
+//! average (Fig. 3.8); ALTQ and ns-2 run the RED test first and apply the limit to what RED let
+//! through (spec note 4). Both reset `count` on every drop. With `ecn`, an ECN-capable packet
+//! that RED would early-drop is marked CE and queued instead (RFC 3168 §7); forced drops stay
+//! drops unless `ecn_forced_mark` is set (ns-2's `mark_p_` style marking up to the hard limit).
 
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
-use super::{DropBuf, DropTail, Qdisc, QdiscStats, Verdict};
+use super::red_core::{RedConfig, RedDecision, RedState};
+use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
-use crate::error::ConfigResult;
-use crate::packet::Packet;
+use crate::error::{ConfigError, ConfigResult};
+use crate::packet::{Ecn, Packet};
 use crate::scenario::units::{Bytes, Limit};
 
-/// Which published form of RED to run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RedVariant {
-    /// Parris 2001 Figs. 3.6–3.10 (spec seed000 §2.2).
-    #[default]
-    Documented,
-    /// ALTQ `altq_red.c`.
-    Altq,
-    /// ns-2 with `wait_`.
-    Ns2,
-}
+pub use super::red_core::RedVariant;
 
 /// Scenario keys of `kind = "red"`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -43,6 +42,9 @@ pub struct RedParams {
     /// Which RED.
     #[serde(default)]
     pub variant: RedVariant,
+    /// ns-2's `wait_`: no early drop until `count·pb ≥ 1`. Default: true for `ns2`, false otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<bool>,
     /// Gentle RED above max_th.
     #[serde(default)]
     pub gentle: bool,
@@ -52,9 +54,16 @@ pub struct RedParams {
     /// Mark ECN-capable packets instead of dropping them early.
     #[serde(default)]
     pub ecn: bool,
+    /// With `ecn`, also mark (not drop) ECN-capable packets in the forced-drop region.
+    #[serde(default)]
+    pub ecn_forced_mark: bool,
     /// Mean packet size for idle-time decay and byte mode.
     #[serde(default = "default_mean_packet_size", alias = "avpkt")]
     pub mean_packet_size: Bytes,
+    /// RED does not drop on the average while at most this many packets are queued (Fig. 3.8's
+    /// `q_len > 1`; ns-2 and ALTQ test the same).
+    #[serde(default = "default_protected_pkts")]
+    pub protected_pkts: u32,
 }
 
 fn default_limit() -> Limit {
@@ -75,36 +84,289 @@ fn default_weight() -> f64 {
 fn default_mean_packet_size() -> Bytes {
     Bytes(1000)
 }
+fn default_protected_pkts() -> u32 {
+    1
+}
+
+fn unit_interval(path: &str, key: &str, v: f64) -> ConfigResult<()> {
+    if v > 0.0 && v <= 1.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(format!("{path}.{key}"), format!("must be in (0, 1], got {v}")))
+    }
+}
 
 impl RedParams {
     /// Validates and builds the discipline for a link of `link_rate_bps`.
-    pub fn validate(&self, _path: &str, _link_rate_bps: f64) -> ConfigResult<Red> {
-        Ok(Red { inner: DropTail::new(self.limit) })
+    pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Red> {
+        let key = |k: &str| format!("{path}.{k}");
+        if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
+            return Err(ConfigError::new(key("min_th"), format!("must be a non-negative number, got {}", self.min_th)));
+        }
+        if !(self.max_th.is_finite() && self.max_th >= self.min_th) {
+            return Err(ConfigError::new(
+                key("min_th"),
+                format!("must not exceed max_th: min_th = {}, max_th = {}", self.min_th, self.max_th),
+            ));
+        }
+        if self.max_th <= 0.0 {
+            return Err(ConfigError::new(key("max_th"), format!("must be positive, got {}", self.max_th)));
+        }
+        unit_interval(path, "max_p", self.max_p)?;
+        unit_interval(path, "weight", self.weight)?;
+        if self.mean_packet_size.0 == 0 {
+            return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+        }
+        if self.variant == RedVariant::Altq && self.wait == Some(true) {
+            return Err(ConfigError::new(
+                key("wait"),
+                "does not apply to variant \"altq\" (ALTQ's drop test has its own spacing); allowed with documented, ns2",
+            ));
+        }
+        if self.ecn_forced_mark && !self.ecn {
+            return Err(ConfigError::new(key("ecn_forced_mark"), "needs ecn = true"));
+        }
+        let mean = self.mean_packet_size.0 as f64;
+        let cfg = RedConfig {
+            variant: self.variant,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            weight: self.weight,
+            wait: self.wait.unwrap_or(self.variant == RedVariant::Ns2),
+            gentle: self.gentle,
+            byte_mode: self.byte_mode,
+            mean_packet_size: mean,
+            drain_rate: link_rate_bps / (8.0 * mean),
+            protected_pkts: self.protected_pkts,
+        };
+        Ok(Red::new(cfg, self.limit, self.ecn, self.ecn_forced_mark))
     }
 }
 
-/// RED (placeholder: behaves as drop-tail until implemented).
+/// RED over a drop-tail buffer.
 pub struct Red {
-    inner: DropTail,
+    cfg: RedConfig,
+    state: RedState,
+    limit: Limit,
+    ecn: bool,
+    ecn_forced_mark: bool,
+    queue: VecDeque<Packet>,
+    bytes: u64,
+    stats: QdiscStats,
+}
+
+impl Red {
+    /// An empty RED queue.
+    pub fn new(cfg: RedConfig, limit: Limit, ecn: bool, ecn_forced_mark: bool) -> Red {
+        Red { cfg, state: RedState::default(), limit, ecn, ecn_forced_mark, queue: VecDeque::new(), bytes: 0, stats: QdiscStats::default() }
+    }
+
+    /// The validated settings.
+    pub fn config(&self) -> &RedConfig {
+        &self.cfg
+    }
+
+    fn fits(&self, pkt: &Packet) -> bool {
+        match self.limit {
+            Limit::Packets(n) => (self.queue.len() as u64) < n,
+            Limit::Bytes(b) => self.bytes + pkt.size as u64 <= b,
+        }
+    }
+
+    fn queued_units(&self) -> f64 {
+        if self.cfg.byte_mode { self.bytes as f64 / self.cfg.mean_packet_size } else { self.queue.len() as f64 }
+    }
+
+    fn drop(&mut self, kind: DropKind) -> Verdict {
+        self.state.on_drop();
+        self.stats.count_drop(kind);
+        Verdict::Dropped(kind)
+    }
+
+    fn accept(&mut self, mut pkt: Packet, now: Time, mark: bool) -> Verdict {
+        pkt.enqueued_at = now;
+        if mark {
+            pkt.ecn = Ecn::Ce;
+            self.state.on_drop(); // a mark restarts the spacing like a drop (ns-2, RFC 3168 §7)
+            self.stats.marks += 1;
+        }
+        self.bytes += pkt.size as u64;
+        self.queue.push_back(pkt);
+        self.stats.enqueues += 1;
+        if mark { Verdict::Marked } else { Verdict::Enqueued }
+    }
 }
 
 impl Qdisc for Red {
-    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
-        self.inner.enqueue(pkt, now, rng, drops)
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+        self.stats.arrivals += 1;
+        let documented = self.cfg.variant == RedVariant::Documented;
+        self.state.sample(&self.cfg, self.queued_units(), pkt.size, now);
+        if documented && !self.fits(&pkt) {
+            return self.drop(DropKind::Overflow);
+        }
+        let decision = self.state.decide(&self.cfg, self.queue.len(), pkt.size, rng);
+        let markable = self.ecn && pkt.ecn != Ecn::NotEct;
+        let mark = match decision {
+            RedDecision::Pass => false,
+            RedDecision::Early if markable => true,
+            RedDecision::Forced if markable && self.ecn_forced_mark => true,
+            RedDecision::Early => return self.drop(DropKind::Early),
+            RedDecision::Forced => return self.drop(DropKind::Forced),
+        };
+        if !self.fits(&pkt) {
+            return self.drop(DropKind::Overflow);
+        }
+        self.accept(pkt, now, mark)
     }
-    fn dequeue(&mut self, now: Time, drops: &mut DropBuf) -> Option<Packet> {
-        self.inner.dequeue(now, drops)
+
+    fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
+        let Some(pkt) = self.queue.pop_front() else {
+            self.state.on_empty_dequeue(&self.cfg, now);
+            return None;
+        };
+        self.bytes -= pkt.size as u64;
+        self.stats.dequeues += 1;
+        if self.queue.is_empty() {
+            self.state.on_departure_empty(&self.cfg, now);
+        }
+        Some(pkt)
     }
+
     fn peek(&self) -> Option<&Packet> {
-        self.inner.peek()
+        self.queue.front()
     }
     fn len_packets(&self) -> usize {
-        self.inner.len_packets()
+        self.queue.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.inner.len_bytes()
+        self.bytes
     }
     fn stats(&self) -> &QdiscStats {
-        self.inner.stats()
+        &self.stats
+    }
+    fn average(&self) -> Option<f64> {
+        Some(self.state.average())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{stream, StreamId};
+    use crate::packet::PacketKind;
+
+    fn params(toml_text: &str) -> RedParams {
+        toml::from_str(toml_text).unwrap()
+    }
+
+    fn red(toml_text: &str) -> Red {
+        params(toml_text).validate("queue", 10e6).unwrap()
+    }
+
+    fn pkt(size: u32, ecn: Ecn) -> Packet {
+        Packet { size, ecn, ..Packet::new(PacketKind::TcpData, 0) }
+    }
+
+    fn error(toml_text: &str) -> String {
+        params(toml_text).validate("queue", 10e6).err().unwrap().to_string()
+    }
+
+    #[test]
+    fn rejects_impossible_parameters_naming_the_key() {
+        assert!(error("min_th = 20\nmax_th = 10").contains("queue.min_th"));
+        assert!(error("max_p = 1.5").contains("queue.max_p") && error("max_p = 1.5").contains("(0, 1]"));
+        assert!(error("max_p = 0").contains("queue.max_p"));
+        assert!(error("weight = 0").contains("queue.weight"));
+        assert!(error("weight = 2").contains("(0, 1]"));
+        assert!(error("min_th = -1").contains("queue.min_th"));
+        assert!(error("variant = \"altq\"\nwait = true").contains("queue.wait"));
+        assert!(error("ecn_forced_mark = true").contains("queue.ecn_forced_mark"));
+        assert!(error("mean_packet_size = \"0B\"").contains("queue.mean_packet_size"));
+        // Equal thresholds are allowed (a step, as CBT's deterministic classes use).
+        assert!(params("min_th = 10\nmax_th = 10").validate("queue", 10e6).is_ok());
+    }
+
+    #[test]
+    fn linux_and_ns2_spellings_are_aliases() {
+        let p = params("min = 3\nmax = 9\nprobability = 0.2\navpkt = \"1500B\"\nq_weight_ = 0.01");
+        assert_eq!((p.min_th, p.max_th, p.max_p, p.weight, p.mean_packet_size.0), (3.0, 9.0, 0.2, 0.01, 1500));
+    }
+
+    /// Fills the queue to `n` packets with a weight of 1, so the average equals the queue.
+    fn steady(q: &mut Red, n: usize, rng: &mut Rng, drops: &mut DropBuf) {
+        for _ in 0..n {
+            q.enqueue(pkt(1000, Ecn::NotEct), Time(0), rng, drops);
+        }
+    }
+
+    #[test]
+    fn overflow_at_the_limit_and_counters_balance() {
+        let mut q = red("limit = 3\nmin_th = 50\nmax_th = 60");
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        steady(&mut q, 5, &mut rng, &mut drops);
+        let s = *q.stats();
+        assert_eq!((s.arrivals, s.enqueues, s.drops_overflow), (5, 3, 2));
+        assert!(q.dequeue(Time(1), &mut drops).is_some());
+        let s = *q.stats();
+        assert_eq!(s.enqueues, s.dequeues + q.len_packets() as u64);
+        assert_eq!(q.len_bytes(), 2000);
+    }
+
+    #[test]
+    fn forced_drop_once_the_average_exceeds_max_th() {
+        // Weight 1: the average is the queue found by the arrival. max_p is tiny, so early drops
+        // are rare and the queue climbs until the average passes max_th (strictly, documented).
+        let mut q = red("limit = 100\nmin_th = 2\nmax_th = 5\nweight = 1.0\nmax_p = 0.001");
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        steady(&mut q, 40, &mut rng, &mut drops);
+        let s = *q.stats();
+        assert_eq!(q.len_packets(), 6);
+        assert_eq!(s.drops_forced + s.drops_early, 34);
+        assert!(s.drops_forced >= 33, "{s:?}");
+    }
+
+    #[test]
+    fn ecn_capable_packets_are_marked_not_dropped() {
+        let mut q = red("limit = 100\nmin_th = 2\nmax_th = 50\nweight = 1.0\nmax_p = 1.0\necn = true");
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        let mut marked = 0;
+        for _ in 0..30 {
+            if q.enqueue(pkt(1000, Ecn::Ect), Time(0), &mut rng, &mut drops) == Verdict::Marked {
+                marked += 1;
+            }
+        }
+        assert!(marked > 0);
+        assert_eq!(q.stats().drops(), 0);
+        assert_eq!(q.stats().marks, marked);
+        assert_eq!(q.queue.iter().filter(|p| p.ecn == Ecn::Ce).count() as u64, marked);
+        // Not-ECT packets in the same state are dropped.
+        let before = q.stats().drops_early;
+        for _ in 0..30 {
+            q.enqueue(pkt(1000, Ecn::NotEct), Time(0), &mut rng, &mut drops);
+        }
+        assert!(q.stats().drops_early > before);
+    }
+
+    #[test]
+    fn idle_link_decays_the_average() {
+        let mut q = red("limit = 100\nvariant = \"ns2\"\nweight = 0.5\nmean_packet_size = \"1250B\"");
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        steady(&mut q, 8, &mut rng, &mut drops);
+        let before = q.average().unwrap();
+        while q.dequeue(Time(0), &mut drops).is_some() {}
+        assert!(q.dequeue(Time(0), &mut drops).is_none()); // the link finds it empty: idle from t = 0
+        // 10 ms idle at 1000 packets/s = 10 missed samples, then the arrival's own: (1/2)^11.
+        q.enqueue(pkt(1000, Ecn::NotEct), Time(10_000_000), &mut rng, &mut drops);
+        assert!((q.average().unwrap() - before * 0.5f64.powi(11)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn byte_limit_counts_bytes() {
+        let mut q = red("limit = \"2500B\"\nmin_th = 50\nmax_th = 60");
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        steady(&mut q, 3, &mut rng, &mut drops);
+        assert_eq!((q.len_packets(), q.stats().drops_overflow), (2, 1));
     }
 }
