@@ -8,8 +8,13 @@
 
 mod config;
 mod receiver;
+mod rtt;
+mod scoreboard;
 mod sender;
+#[cfg(test)]
+mod tests;
 
 pub use config::{DelayedAck, TcpConfig, TcpVariant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
+pub use rtt::RttEstimator;
 pub use sender::{TcpSender, TcpSenderStats};

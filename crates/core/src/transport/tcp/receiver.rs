@@ -1,13 +1,23 @@
-//! TCP receiver. PLACEHOLDER: being written.
+//! TCP receiver: cumulative ACKs, out-of-order buffering, SACK blocks (RFC 2018), delayed ACKs
+//! (RFC 1122 §4.2.3.2, RFC 5681 §4.2) and the ECN echo (RFC 3168 §6.1.3). Sans-IO like the sender.
+//!
+//! ACK policy: an in-order segment that fills no gap is acknowledged when `delayed_ack.count`
+//! such segments are pending or when `delayed_ack.timeout` has passed since the first of them; an
+//! out-of-order segment, a duplicate, or one that fills (part of) a gap is acknowledged at once
+//! (RFC 5681 §4.2). SACK blocks: the first holds the segment just received (RFC 2018 §4), the
+//! others follow in descending sequence order.
+
 use super::TcpConfig;
 use crate::engine::Time;
-use crate::packet::{FlowId, Packet};
+use crate::packet::{Ecn, FlowId, Packet, PacketKind, SackBlock, FLAG_CWR, FLAG_ECE, MAX_SACK_BLOCKS};
 
 /// Receiver counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpReceiverStats {
     /// Data segments received (duplicates included).
     pub segments_received: u64,
+    /// Duplicate segments (already delivered or already buffered).
+    pub duplicates: u64,
     /// ACKs sent.
     pub acks_sent: u64,
 }
@@ -15,28 +25,155 @@ pub struct TcpReceiverStats {
 /// A TCP receiver.
 pub struct TcpReceiver {
     flow: FlowId,
+    /// Next segment expected in order; every segment below it has been delivered.
+    rcv_nxt: u32,
+    /// Segments held above `rcv_nxt`: sorted, disjoint `[start, end)` ranges (empty = no gap).
+    out_of_order: Vec<(u32, u32)>,
+    /// In-order segments received and not yet acknowledged.
+    pending: u32,
+    /// Delayed-ACK deadline, `Time::NEVER` when none is pending.
+    ack_at: Time,
+    /// Echo ECE on every ACK until a CWR arrives (RFC 3168 §6.1.3).
+    ece: bool,
+    delivered: u64,
     stats: TcpReceiverStats,
 }
 
 impl TcpReceiver {
     /// A receiver for `flow`.
     pub fn new(flow: FlowId, _cfg: &TcpConfig) -> TcpReceiver {
-        TcpReceiver { flow, stats: TcpReceiverStats::default() }
+        TcpReceiver {
+            flow,
+            rcv_nxt: 0,
+            out_of_order: Vec::new(),
+            pending: 0,
+            ack_at: Time::NEVER,
+            ece: false,
+            delivered: 0,
+            stats: TcpReceiverStats::default(),
+        }
     }
+
     /// Handles an arriving data segment; appends ACKs to `out`.
-    pub fn on_data(&mut self, _cfg: &TcpConfig, _now: Time, _pkt: &Packet, _out: &mut Vec<Packet>) {
-        let _ = self.flow;
+    pub fn on_data(&mut self, cfg: &TcpConfig, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        self.stats.segments_received += 1;
+        if pkt.has(FLAG_CWR) {
+            self.ece = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.ece = true;
+        }
+        let seq = pkt.seq;
+        if seq == self.rcv_nxt {
+            let filled_gap = !self.out_of_order.is_empty();
+            self.deliver_through(cfg, seq + 1);
+            if filled_gap {
+                self.send_ack(cfg, now, Some(seq), out);
+                return;
+            }
+            self.pending += 1;
+            if self.pending >= cfg.delayed_ack.count {
+                self.send_ack(cfg, now, None, out);
+            } else if self.ack_at == Time::NEVER {
+                self.ack_at = now + cfg.delayed_ack.timeout;
+            }
+        } else if seq < self.rcv_nxt || self.holds(seq) {
+            self.stats.duplicates += 1;
+            self.send_ack(cfg, now, None, out);
+        } else {
+            self.buffer(seq);
+            self.send_ack(cfg, now, Some(seq), out);
+        }
     }
+
+    /// Delivers `rcv_nxt..end` and then whatever buffered ranges become contiguous.
+    fn deliver_through(&mut self, cfg: &TcpConfig, end: u32) {
+        let mut end = end;
+        while let Some(&(s, e)) = self.out_of_order.first() {
+            if s > end {
+                break;
+            }
+            end = end.max(e);
+            self.out_of_order.remove(0);
+        }
+        for seq in self.rcv_nxt..end {
+            self.delivered += cfg.payload_of(seq) as u64;
+        }
+        self.rcv_nxt = end;
+        if self.out_of_order.is_empty() {
+            self.out_of_order = Vec::new(); // release the buffer of a recovered hole
+        }
+    }
+
+    fn holds(&self, seq: u32) -> bool {
+        self.out_of_order.iter().any(|&(s, e)| s <= seq && seq < e)
+    }
+
+    fn buffer(&mut self, seq: u32) {
+        let i = self.out_of_order.partition_point(|r| r.1 < seq);
+        let joins_prev = i < self.out_of_order.len() && self.out_of_order[i].1 == seq;
+        if joins_prev {
+            self.out_of_order[i].1 = seq + 1;
+            if i + 1 < self.out_of_order.len() && self.out_of_order[i + 1].0 == seq + 1 {
+                self.out_of_order[i].1 = self.out_of_order[i + 1].1;
+                self.out_of_order.remove(i + 1);
+            }
+        } else if i < self.out_of_order.len() && self.out_of_order[i].0 == seq + 1 {
+            self.out_of_order[i].0 = seq;
+        } else {
+            self.out_of_order.insert(i, (seq, seq + 1));
+        }
+    }
+
+    fn send_ack(&mut self, cfg: &TcpConfig, now: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
+        let mut ack = Packet::new(PacketKind::TcpAck, self.flow);
+        ack.ack = self.rcv_nxt;
+        ack.size = cfg.ack_bytes;
+        ack.sent_at = now;
+        if self.ece {
+            ack.flags |= FLAG_ECE;
+        }
+        if cfg.sack && !self.out_of_order.is_empty() {
+            let first = latest
+                .and_then(|seq| self.out_of_order.iter().position(|&(s, e)| s <= seq && seq < e))
+                .unwrap_or(self.out_of_order.len() - 1);
+            let mut n = 0;
+            let order = std::iter::once(first).chain((0..self.out_of_order.len()).rev().filter(|&i| i != first));
+            for i in order.take(MAX_SACK_BLOCKS) {
+                let (start, end) = self.out_of_order[i];
+                ack.sack[n] = SackBlock { start, end };
+                n += 1;
+            }
+            ack.sack_len = n as u8;
+        }
+        self.pending = 0;
+        self.ack_at = Time::NEVER;
+        self.stats.acks_sent += 1;
+        out.push(ack);
+    }
+
     /// Handles the delayed-ACK timer.
-    pub fn on_timer(&mut self, _cfg: &TcpConfig, _now: Time, _out: &mut Vec<Packet>) {}
+    pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        if self.pending > 0 && now >= self.ack_at {
+            self.send_ack(cfg, now, None, out);
+        }
+    }
+
     /// When `on_timer` should next be called.
     pub fn next_wakeup(&self) -> Option<Time> {
-        None
+        (self.ack_at != Time::NEVER).then_some(self.ack_at)
     }
+
     /// Payload bytes delivered in order to the application (unique, duplicates excluded).
     pub fn delivered_bytes(&self) -> u64 {
-        0
+        self.delivered
     }
+
+    /// Next segment expected.
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
+    }
+
     /// Counters.
     pub fn stats(&self) -> &TcpReceiverStats {
         &self.stats

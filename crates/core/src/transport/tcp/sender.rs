@@ -1,7 +1,33 @@
-//! TCP sender. PLACEHOLDER: being written.
-use super::TcpConfig;
-use crate::engine::Time;
-use crate::packet::{FlowId, Packet};
+//! TCP sender: Tahoe, Reno, NewReno and SACK loss recovery over RFC 5681 congestion control,
+//! RFC 6298 retransmission timer, RFC 3168 ECN. Sans-IO: handed `now` and ACKs, it appends the
+//! segments to transmit to `out` and says when it next wants `on_timer` (`next_wakeup`).
+//!
+//! Read first: RFC 5681 (slow start, congestion avoidance, fast retransmit/recovery), RFC 6582
+//! (NewReno), RFC 6675 (SACK loss recovery), RFC 6298 (RTO), RFC 3168 §6.1 (ECN at the sender).
+//!
+//! Modelling choices (docs/tcp.md discusses each):
+//! * Windows count segments (`cwnd` is an `f64` of segments). Growth is per ACK without
+//!   appropriate byte counting: +1 per ACK in slow start, +1/cwnd per ACK in congestion avoidance,
+//!   as in ns-2 and ns-3's `TcpNewReno`; with delayed ACKs that is about ½ segment per RTT.
+//! * Tahoe on three duplicate ACKs sets cwnd = 1 and goes back to `snd_una` (ns-2's Tahoe).
+//! * NewReno leaves recovery on the full ACK with cwnd = ssthresh (RFC 6582 §3.2 step 3, option 2;
+//!   ns-3's classic recovery does the same); a partial ACK retransmits the next hole, deflates the
+//!   window by the amount acknowledged, adds one segment back and restarts the timer.
+//! * SACK implements RFC 6675's IsLost, SetPipe and NextSeg rules 1–3 (not the rescue
+//!   retransmission of rule 4), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
+//!   and sets cwnd = ssthresh = FlightSize/2. Congestion control is Reno's.
+//! * After a timeout every variant sets ssthresh = max(FlightSize/2, 2), cwnd = 1, retransmits
+//!   from `snd_una` (go-back-N) and, for NewReno/SACK, sets `recover = snd_max` so duplicate ACKs
+//!   for the old window do not trigger another fast retransmit (RFC 6582 §4.1). SACK information
+//!   is discarded (RFC 2018 §8).
+//! * Retransmissions are sent Not-ECT (RFC 3168 §6.1.5).
+//! * No handshake: `start` sends the initial window.
+
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::{TcpConfig, TcpVariant};
+use crate::engine::{Dur, Time};
+use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
 /// Sender counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,41 +42,366 @@ pub struct TcpSenderStats {
     pub fast_retransmits: u64,
     /// Window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
+    /// RTT samples taken.
+    pub rtt_samples: u64,
 }
 
-/// A TCP sender.
+/// A TCP sender. Sequence numbers count segments.
 pub struct TcpSender {
     flow: FlowId,
+    /// Oldest unacknowledged segment: ACK(snd_una + n) acknowledges n more segments.
+    snd_una: u32,
+    /// Next segment to send outside SACK recovery (reset to `snd_una` by go-back-N).
+    snd_nxt: u32,
+    /// One past the highest segment ever sent; segments below it are retransmissions.
+    snd_max: u32,
+    /// Congestion window, segments.
+    cwnd: f64,
+    /// Slow-start threshold, segments.
+    ssthresh: f64,
+    /// Consecutive duplicate ACKs.
+    dupacks: u32,
+    /// In fast recovery (Reno, NewReno, SACK).
+    in_recovery: bool,
+    /// `recover` of RFC 6582 / RecoveryPoint of RFC 6675: one past the highest segment sent when
+    /// loss recovery (or a timeout) began.
+    recover: u32,
+    /// SACK: one past the highest segment retransmitted in this recovery (HighRxt + 1).
+    high_rxt: u32,
+    rtt: RttEstimator,
+    /// The segment being timed and when it was sent (Karn: cleared by any retransmission).
+    timed: Option<(u32, Time)>,
+    /// Retransmission timer deadline, `Time::NEVER` when stopped.
+    rto_at: Time,
+    /// ECN: no further reduction until `snd_una` passes this (once per window, RFC 3168 §6.1.2).
+    ecn_recover: u32,
+    /// ECN: set CWR on the next new segment.
+    cwr_pending: bool,
+    /// SACK scoreboard, allocated on the first SACK block.
+    scoreboard: Option<Box<Scoreboard>>,
+    /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
+    data_end: u32,
     stats: TcpSenderStats,
 }
 
 impl TcpSender {
     /// A sender for `flow` that has not started.
-    pub fn new(flow: FlowId, _cfg: &TcpConfig) -> TcpSender {
-        TcpSender { flow, stats: TcpSenderStats::default() }
+    pub fn new(flow: FlowId, cfg: &TcpConfig) -> TcpSender {
+        TcpSender {
+            flow,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd: cfg.initial_window as f64,
+            ssthresh: cfg.initial_ssthresh as f64,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            high_rxt: 0,
+            rtt: RttEstimator::default(),
+            timed: None,
+            rto_at: Time::NEVER,
+            ecn_recover: 0,
+            cwr_pending: false,
+            scoreboard: None,
+            data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
+            stats: TcpSenderStats::default(),
+        }
     }
+
     /// Starts the connection (no handshake is modelled): sends the initial window.
-    pub fn start(&mut self, _cfg: &TcpConfig, _now: Time, _out: &mut Vec<Packet>) {
-        let _ = self.flow;
+    pub fn start(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.send_new(cfg, now, out);
     }
+
     /// Handles an arriving ACK.
-    pub fn on_ack(&mut self, _cfg: &TcpConfig, _now: Time, _ack: &Packet, _out: &mut Vec<Packet>) {}
-    /// Handles a timer expiry (retransmission timeout).
-    pub fn on_timer(&mut self, _cfg: &TcpConfig, _now: Time, _out: &mut Vec<Packet>) {}
+    pub fn on_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
+        let sack_recovery = cfg.variant == TcpVariant::Sack;
+        if sack_recovery && ack.sack_len > 0 {
+            let una = self.snd_una.max(ack.ack);
+            self.scoreboard.get_or_insert_with(Default::default).update(ack.sack_blocks(), una);
+        }
+        if ack.ack > self.snd_una && ack.ack <= self.snd_max {
+            self.on_new_ack(cfg, now, ack, out);
+        } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dupack(cfg, now, out);
+        }
+    }
+
+    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
+        let acked = ack.ack - self.snd_una;
+        if let Some((seq, sent)) = self.timed {
+            if ack.ack > seq {
+                self.rtt.sample(now.saturating_since(sent)); // Karn: `timed` is never a retransmission
+                self.stats.rtt_samples += 1;
+                self.timed = None;
+            }
+        }
+        let flight_before = self.snd_max - self.snd_una;
+        self.snd_una = ack.ack;
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.dupacks = 0;
+        if cfg.ecn && ack.has(FLAG_ECE) && !self.in_recovery && self.snd_una > self.ecn_recover {
+            // RFC 3168 §6.1.2: halve once per window of data.
+            self.ssthresh = (flight_before as f64 / 2.0).max(2.0);
+            self.cwnd = self.ssthresh;
+            self.ecn_recover = self.snd_max;
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
+        } else if self.in_recovery {
+            self.recovery_ack(cfg, now, acked, out);
+        } else if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0; // RFC 5681 §3.1 slow start, one segment per ACK
+        } else {
+            self.cwnd += 1.0 / self.cwnd; // congestion avoidance, ~1 segment per window of ACKs
+        }
+        // RFC 6298 (5.2)/(5.3): stop when all is acknowledged, else restart.
+        self.rto_at = Time::NEVER;
+        if self.snd_una < self.snd_max {
+            self.arm_timer(cfg, now);
+        }
+        if self.in_recovery && cfg.variant == TcpVariant::Sack {
+            self.sack_transmit(cfg, now, out);
+        } else {
+            self.send_new(cfg, now, out);
+        }
+    }
+
+    /// A new ACK while in fast recovery.
+    fn recovery_ack(&mut self, cfg: &TcpConfig, now: Time, acked: u32, out: &mut Vec<Packet>) {
+        let full = self.snd_una >= self.recover;
+        match cfg.variant {
+            TcpVariant::Reno => {
+                self.in_recovery = false; // RFC 5681 §3.2 step 6: any new ACK ends recovery
+                self.cwnd = self.ssthresh;
+            }
+            TcpVariant::NewReno if full => {
+                self.in_recovery = false; // RFC 6582 §3.2 step 3, option 2
+                self.cwnd = self.ssthresh;
+            }
+            TcpVariant::NewReno => {
+                // RFC 6582 §3.2 step 4: partial ACK.
+                self.retransmit(cfg, now, self.snd_una, out);
+                self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
+            }
+            TcpVariant::Sack if full => {
+                self.in_recovery = false; // RFC 6675 §5: the RecoveryPoint is acknowledged
+                self.snd_nxt = self.snd_max;
+            }
+            TcpVariant::Sack | TcpVariant::Tahoe => {}
+        }
+    }
+
+    fn on_dupack(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            match cfg.variant {
+                TcpVariant::Sack => self.sack_transmit(cfg, now, out),
+                _ => {
+                    self.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate per duplicate ACK
+                    self.send_new(cfg, now, out);
+                }
+            }
+            return;
+        }
+        // RFC 6582 §4.1: no new recovery for duplicates of data sent before the last one began.
+        let may_recover = self.snd_una >= self.recover || cfg.variant == TcpVariant::Reno;
+        let sack_lost = cfg.variant == TcpVariant::Sack
+            && self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold));
+        if !(may_recover && (self.dupacks == cfg.dupack_threshold || sack_lost)) {
+            return;
+        }
+        let flight = (self.snd_max - self.snd_una) as f64;
+        self.ssthresh = (flight / 2.0).max(2.0); // RFC 5681 (4)
+        self.recover = self.snd_max;
+        self.stats.fast_retransmits += 1;
+        match cfg.variant {
+            TcpVariant::Tahoe => {
+                self.cwnd = 1.0;
+                self.go_back_n(cfg, now, out);
+            }
+            TcpVariant::Reno | TcpVariant::NewReno => {
+                self.in_recovery = true;
+                self.retransmit(cfg, now, self.snd_una, out);
+                self.cwnd = self.ssthresh + cfg.dupack_threshold as f64; // RFC 5681 §3.2 step 3
+                self.send_new(cfg, now, out);
+            }
+            TcpVariant::Sack => {
+                self.in_recovery = true;
+                self.cwnd = self.ssthresh; // RFC 6675 §5 step 4.2
+                self.high_rxt = self.snd_una;
+                self.sack_transmit(cfg, now, out);
+            }
+        }
+        self.arm_timer(cfg, now);
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1, send NextSeg.
+    fn sack_transmit(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        let thresh = cfg.dupack_threshold;
+        let sb = self.scoreboard.take().unwrap_or_default(); // moved out so `self` stays usable
+        loop {
+            let pipe = sb.pipe(self.snd_una, self.snd_max, self.high_rxt, thresh);
+            if self.cwnd - (pipe as f64) < 1.0 {
+                break;
+            }
+            let from = self.high_rxt.max(self.snd_una);
+            if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, true) {
+                self.high_rxt = seq + 1; // rule 1: a lost segment
+                self.retransmit(cfg, now, seq, out);
+            } else if self.may_send_new(cfg) {
+                let seq = self.snd_max; // rule 2: new data
+                self.transmit(cfg, now, seq, out);
+                self.snd_nxt = seq + 1;
+            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, false) {
+                self.high_rxt = seq + 1; // rule 3: an unSACKed segment not yet deemed lost
+                self.retransmit(cfg, now, seq, out);
+            } else {
+                break;
+            }
+        }
+        self.scoreboard = Some(sb);
+    }
+
+    /// Handles a timer expiry; does nothing unless the retransmission timer is due.
+    pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        if now < self.rto_at || self.snd_una >= self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = (self.snd_max - self.snd_una) as f64;
+        self.ssthresh = (flight / 2.0).max(2.0); // RFC 5681 (4)
+        self.cwnd = 1.0; // RFC 5681 §3.1: loss window
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.high_rxt = self.snd_una;
+        if let Some(sb) = self.scoreboard.as_mut() {
+            sb.clear();
+        }
+        self.rtt.back_off(); // RFC 6298 (5.5)
+        self.rto_at = Time::NEVER;
+        self.go_back_n(cfg, now, out);
+        self.arm_timer(cfg, now); // (5.6)
+    }
+
+    /// Resends from `snd_una` as the window allows.
+    fn go_back_n(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.snd_nxt = self.snd_una;
+        self.send_new(cfg, now, out);
+    }
+
+    fn may_send_new(&self, cfg: &TcpConfig) -> bool {
+        self.snd_max < self.data_end && self.snd_max - self.snd_una < cfg.max_window
+    }
+
+    /// Sends from `snd_nxt` while the window (cwnd, receiver window) and the data allow.
+    fn send_new(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        let window = (self.cwnd.floor().max(1.0) as u32).min(cfg.max_window);
+        while self.snd_nxt < self.data_end && self.snd_nxt - self.snd_una < window {
+            let seq = self.snd_nxt;
+            if seq < self.snd_max {
+                self.retransmit(cfg, now, seq, out);
+            } else {
+                self.transmit(cfg, now, seq, out);
+            }
+            self.snd_nxt = seq + 1;
+        }
+    }
+
+    fn retransmit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, out: &mut Vec<Packet>) {
+        self.timed = None; // Karn: nothing in flight may be timed once anything is resent
+        self.stats.retransmits += 1;
+        self.emit(cfg, now, seq, true, out);
+    }
+
+    fn transmit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, out: &mut Vec<Packet>) {
+        if self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+        self.snd_max = self.snd_max.max(seq + 1);
+        self.emit(cfg, now, seq, false, out);
+    }
+
+    fn emit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, retransmission: bool, out: &mut Vec<Packet>) {
+        let payload = cfg.payload_of(seq);
+        let mut p = Packet::new(PacketKind::TcpData, self.flow);
+        p.seq = seq;
+        p.payload = payload.min(u16::MAX as u32) as u16;
+        p.size = payload + cfg.header_bytes;
+        p.sent_at = now;
+        if retransmission {
+            p.flags |= FLAG_RETRANSMIT;
+        } else if cfg.ecn {
+            p.ecn = Ecn::Ect;
+            if self.cwr_pending {
+                p.flags |= FLAG_CWR;
+                self.cwr_pending = false;
+            }
+        }
+        if seq + 1 == self.data_end {
+            p.flags |= FLAG_FIN;
+        }
+        self.stats.segments_sent += 1;
+        out.push(p);
+        if self.rto_at == Time::NEVER {
+            self.arm_timer(cfg, now); // (5.1)
+        }
+    }
+
+    fn arm_timer(&mut self, cfg: &TcpConfig, now: Time) {
+        let mut at = now + self.rtt.rto(cfg);
+        if cfg.coarse_timer {
+            // BSD slow timer: expiries happen only on ticks of G, so round the deadline up.
+            let g = cfg.timer_granularity.0.max(1);
+            at = Time(at.0.div_ceil(g) * g);
+        }
+        self.rto_at = at;
+    }
+
     /// When `on_timer` should next be called.
     pub fn next_wakeup(&self) -> Option<Time> {
-        None
+        (self.rto_at != Time::NEVER).then_some(self.rto_at)
     }
+
     /// Whether a finite transfer has been completely acknowledged.
     pub fn is_complete(&self) -> bool {
-        false
+        self.snd_una >= self.data_end
     }
+
     /// Counters.
     pub fn stats(&self) -> &TcpSenderStats {
         &self.stats
     }
+
     /// Congestion window, segments.
     pub fn cwnd(&self) -> f64 {
-        0.0
+        self.cwnd
+    }
+
+    /// Slow-start threshold, segments.
+    pub fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+
+    /// Oldest unacknowledged segment.
+    pub fn snd_una(&self) -> u32 {
+        self.snd_una
+    }
+
+    /// Whether the sender is in fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// The retransmission timeout the sender would arm now.
+    pub fn rto(&self, cfg: &TcpConfig) -> Dur {
+        self.rtt.rto(cfg)
+    }
+
+    /// Smoothed RTT, once measured.
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
     }
 }
+

@@ -1,0 +1,137 @@
+//! The SACK scoreboard of RFC 6675 §3–4: which segments above the cumulative ACK the receiver
+//! holds, and the queries loss recovery needs (`IsLost`, `pipe`, `NextSeg`). Sequence numbers are
+//! segment numbers. Kept as sorted, disjoint `[start, end)` ranges, allocated only for SACK flows
+//! that have seen a SACK block.
+
+use crate::packet::SackBlock;
+
+/// SACKed ranges above `snd_una`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scoreboard {
+    ranges: Vec<(u32, u32)>,
+}
+
+impl Scoreboard {
+    /// Forgets everything (after a retransmission timeout, RFC 2018 §8).
+    pub fn clear(&mut self) {
+        self.ranges.clear();
+    }
+
+    /// Records the blocks of an ACK and drops what the cumulative ACK `snd_una` now covers.
+    pub fn update(&mut self, blocks: &[SackBlock], snd_una: u32) {
+        for b in blocks {
+            if b.end > b.start && b.end > snd_una {
+                self.insert(b.start.max(snd_una), b.end);
+            }
+        }
+        self.ranges.retain_mut(|r| {
+            r.0 = r.0.max(snd_una);
+            r.1 > r.0
+        });
+    }
+
+    fn insert(&mut self, start: u32, end: u32) {
+        // First range that ends at or after `start` (could merge); everything before stays.
+        let i = self.ranges.partition_point(|r| r.1 < start);
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        while j < self.ranges.len() && self.ranges[j].0 <= e {
+            s = s.min(self.ranges[j].0);
+            e = e.max(self.ranges[j].1);
+            j += 1;
+        }
+        self.ranges.splice(i..j, std::iter::once((s, e)));
+    }
+
+    /// Whether segment `seq` is SACKed.
+    pub fn is_sacked(&self, seq: u32) -> bool {
+        let i = self.ranges.partition_point(|r| r.1 <= seq);
+        i < self.ranges.len() && self.ranges[i].0 <= seq
+    }
+
+    /// SACKed segments above `seq`.
+    pub fn sacked_above(&self, seq: u32) -> u32 {
+        self.ranges.iter().filter(|r| r.1 > seq + 1).map(|r| r.1 - r.0.max(seq + 1)).sum()
+    }
+
+    /// RFC 6675 `IsLost(seq)`: at least `dupthresh` SACKed segments lie above it.
+    pub fn is_lost(&self, seq: u32, dupthresh: u32) -> bool {
+        self.sacked_above(seq) >= dupthresh
+    }
+
+    /// RFC 6675 `SetPipe`: segments in `[snd_una, snd_max)` presumed in the network. An unSACKed
+    /// segment counts once unless lost, and once more if it was retransmitted (below
+    /// `high_rxt`, one past the highest retransmission). O(window + ranges).
+    pub fn pipe(&self, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32) -> u32 {
+        let total: u32 = self.ranges.iter().map(|r| r.1 - r.0).sum();
+        let mut sacked_below = 0u32; // segments of ranges[..k], all below `seq`
+        let mut k = 0;
+        let mut pipe = 0;
+        for seq in snd_una..snd_max {
+            while k < self.ranges.len() && self.ranges[k].1 <= seq {
+                sacked_below += self.ranges[k].1 - self.ranges[k].0;
+                k += 1;
+            }
+            if k < self.ranges.len() && self.ranges[k].0 <= seq {
+                continue; // SACKed
+            }
+            if total - sacked_below < dupthresh {
+                pipe += 1; // (a) not lost: presumed in flight
+            }
+            if seq < high_rxt {
+                pipe += 1; // (b) retransmitted
+            }
+        }
+        pipe
+    }
+
+    /// The first unSACKed segment in `[from, to)` that is lost (`want_lost`) or merely
+    /// unSACKed (`!want_lost`): NextSeg rules (1) and (3).
+    pub fn first_unsacked(&self, from: u32, to: u32, dupthresh: u32, want_lost: bool) -> Option<u32> {
+        (from..to).find(|&s| !self.is_sacked(s) && (!want_lost || self.is_lost(s, dupthresh)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(v: &[(u32, u32)]) -> Vec<SackBlock> {
+        v.iter().map(|&(start, end)| SackBlock { start, end }).collect()
+    }
+
+    #[test]
+    fn merges_and_trims() {
+        let mut sb = Scoreboard::default();
+        sb.update(&blocks(&[(5, 7), (9, 10)]), 2);
+        sb.update(&blocks(&[(7, 9)]), 2);
+        assert_eq!(sb.ranges, vec![(5, 10)]);
+        sb.update(&[], 6);
+        assert_eq!(sb.ranges, vec![(6, 10)]);
+        sb.update(&blocks(&[(12, 13), (3, 4)]), 6);
+        assert_eq!(sb.ranges, vec![(6, 10), (12, 13)]);
+        assert!(sb.is_sacked(9) && !sb.is_sacked(10) && sb.is_sacked(12));
+    }
+
+    #[test]
+    fn is_lost_needs_dupthresh_sacked_above() {
+        let mut sb = Scoreboard::default();
+        sb.update(&blocks(&[(11, 13)]), 10);
+        assert!(!sb.is_lost(10, 3));
+        sb.update(&blocks(&[(14, 15)]), 10);
+        assert!(sb.is_lost(10, 3) && !sb.is_lost(13, 3));
+    }
+
+    #[test]
+    fn pipe_counts_unsacked_not_lost_plus_retransmitted() {
+        // snd_una 10, snd_max 20; 10 lost (3 SACKed above), 11..14 SACKed, 14..20 in flight.
+        let mut sb = Scoreboard::default();
+        sb.update(&blocks(&[(11, 14)]), 10);
+        assert_eq!(sb.pipe(10, 20, 10, 3), 6);
+        // After retransmitting 10 it counts again.
+        assert_eq!(sb.pipe(10, 20, 11, 3), 7);
+        assert_eq!(sb.first_unsacked(10, 20, 3, true), Some(10));
+        assert_eq!(sb.first_unsacked(11, 20, 3, true), None);
+        assert_eq!(sb.first_unsacked(11, 20, 3, false), Some(14));
+    }
+}
