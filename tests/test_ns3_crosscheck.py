@@ -46,4 +46,5 @@ def test_fairness_close(comparisons, name: str) -> None:
 def test_unequal_rtts_favour_short_flows_in_both(comparisons) -> None:
     c = comparisons["fifo_unequal_rtt"]
     ours, theirs = pd.Series(c.aqmlab["per_flow_goodput_bps"]), pd.Series(c.ns3["per_flow_goodput_bps"])
-    assert ours.corr(theirs, method="spearman") > 0.7
+    spearman = ours.rank().corr(theirs.rank())  # Pearson on ranks; pandas' "spearman" needs scipy
+    assert spearman > 0.7
