@@ -93,7 +93,7 @@ def run_ns3(binary: Path, sc: MatchedScenario) -> dict[str, Any]:
         "wall_s": ref["perf"]["wall_clock_run_s"], "events": ref["perf"]["events"],
         "bottleneck_pkts": ref["bottleneck"]["after_warmup"]["dequeued_pkts"],
         "tcp_goodput_bps": ref["aggregate"]["tcp_goodput_bps"], "drop_rate": ref["bottleneck"]["after_warmup"]["drop_rate"],
-        "mean_queue_pkts": ref["bottleneck"]["queue_pkts"]["qdisc_plus_device_mean_sampled_after_warmup"],
+        "mean_queue_pkts": ref["bottleneck"]["queue_pkts"]["qdisc_mean_time_weighted_after_warmup"],
         "elapsed_s": elapsed, "peak_rss_kb": ref["perf"]["peak_rss_kb"],
     }
 

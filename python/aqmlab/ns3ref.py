@@ -10,8 +10,9 @@ What is matched, and how (docs/validation.md discusses each point):
 * wire sizes: ns-3 data frames are MSS + 54 bytes (IP 20, TCP 20, timestamps 12, PPP 2) and pure
   ACKs 54, so aqmlab uses ``header_bytes = 54`` (ACKs get the same size);
 * buffer: ns-3 holds ``queueLimit`` packets in the qdisc plus ``devQueue = 1`` in the device
-  queue, besides the one on the wire; aqmlab's limit counts every waiting packet, so it is
-  ``queueLimit + 1``;
+  queue, besides the one on the wire, and its RED sees only the qdisc. aqmlab models the same
+  with ``tx_ring = 1`` on the bottleneck and the same limit; queue lengths compared are the
+  discipline's own (time-weighted);
 * TCP: ns-3's ``TcpNewReno`` with classic recovery and SACK on (ns-3's default) is NewReno
   congestion control with RFC 6675 SACK loss recovery, which is aqmlab's ``variant = "sack"``;
   with ``sack=False`` both run RFC 6582 NewReno without SACK. Limited transmit is off in ns-3
@@ -29,6 +30,7 @@ What is matched, and how (docs/validation.md discusses each point):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -80,9 +82,9 @@ class MatchedScenario:
 
     def aqmlab_scenario(self) -> dict[str, Any]:
         """The scenario as an aqmlab dict (one flow group per TCP flow, for its own start and RTT)."""
-        queue: dict[str, Any] = {"kind": "droptail", "limit": self.queue_limit + 1}
+        queue: dict[str, Any] = {"kind": "droptail", "limit": self.queue_limit}
         if self.queue == "red":
-            queue = {"kind": "red", "limit": self.queue_limit + 1, "variant": "ns2", "mean_packet_size": "1500B",
+            queue = {"kind": "red", "limit": self.queue_limit, "variant": "ns2", "mean_packet_size": "1500B",
                      **self.red}
         tcp = {"kind": "tcp", "variant": "sack" if self.sack else "newreno", "mss": f"{self.mss}B", "header_bytes": f"{DATA_HEADER}B",
                "initial_window": 10, "delayed_ack": {"count": 2, "timeout": "200ms"}, "min_rto": "1s",
@@ -97,7 +99,7 @@ class MatchedScenario:
                           "packet_size": f"{wire}B", "access_delay": "1ms", "receiver_access_delay": "1ms"})
         return {
             "run": {"duration": f"{self.duration_s}s", "warmup": f"{self.warmup_s}s", "seed": self.seed},
-            "topology": {"bottleneck": {"rate": f"{self.rate_bps}bps", "delay": f"{self.delay_ms}ms"},
+            "topology": {"bottleneck": {"rate": f"{self.rate_bps}bps", "delay": f"{self.delay_ms}ms", "tx_ring": 1},
                          "access": {"rate": f"{self.access_rate_bps}bps", "delay": "1ms"},
                          "receiver_access": {"rate": f"{self.access_rate_bps}bps", "delay": "1ms"}},
             "queue": queue,
@@ -189,8 +191,27 @@ class Comparison:
     ns3_wall_s: float
 
 
-def compare(binary: Path, scenario: MatchedScenario) -> Comparison:
-    """Runs `scenario` in aqmlab and ns-3 and extracts comparable numbers from both."""
+SEEDS = (1, 2, 3)
+
+
+def compare(binary: Path, scenario: MatchedScenario, seeds: tuple[int, ...] = SEEDS) -> Comparison:
+    """Runs `scenario` in aqmlab and ns-3 once per seed (start times and RED's random numbers
+    change with it) and averages each quantity over the seeds. One seed is not enough: a single
+    flow caught in a long multi-loss recovery moves drop rates and fairness by tens of percent."""
+    runs = [_compare_one(binary, dataclasses.replace(scenario, seed=seed)) for seed in seeds]
+
+    def mean_of(side: str) -> dict[str, Any]:
+        rows = [getattr(r, side) for r in runs]
+        out: dict[str, Any] = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0] if k != "per_flow_goodput_bps"}
+        out["per_flow_goodput_bps"] = [sum(v) / len(rows) for v in zip(*(r["per_flow_goodput_bps"] for r in rows))]
+        return out
+
+    return Comparison(scenario.name, mean_of("aqmlab"), mean_of("ns3"), sum(r.aqmlab_wall_s for r in runs) / len(runs),
+                      sum(r.ns3_wall_s for r in runs) / len(runs))
+
+
+def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
+    """One run of each simulator."""
     from . import api
 
     ours = api.run(scenario.aqmlab_scenario())
@@ -213,8 +234,7 @@ def compare(binary: Path, scenario: MatchedScenario) -> Comparison:
         "udp_goodput_bps": ref["aggregate"]["udp_goodput_bps"],
         "jain_tcp": ref["aggregate"]["jain_fairness_tcp"],
         "drop_rate": ref["bottleneck"]["after_warmup"]["drop_rate"],
-        # ns-3's device queue holds one more waiting packet than its qdisc reports.
-        "mean_queue_pkts": ref["bottleneck"]["queue_pkts"]["qdisc_plus_device_mean_sampled_after_warmup"],
+        "mean_queue_pkts": ref["bottleneck"]["queue_pkts"]["qdisc_mean_time_weighted_after_warmup"],
         "timeouts": float(sum(f["rto_loss_episodes"] for f in ref_tcp)),
         "retransmits": float(sum(f["retx_pkts_after_warmup"] for f in ref_tcp)),
         "per_flow_goodput_bps": [f["goodput_bps"] for f in ref_tcp],
@@ -227,7 +247,8 @@ def markdown_table(rows: list[Comparison]) -> str:
     """The comparison as a markdown table (docs/validation.md)."""
     keys = ["tcp_goodput_bps", "udp_goodput_bps", "jain_tcp", "drop_rate", "mean_queue_pkts", "timeouts",
             "retransmits"]
-    out = ["| scenario | quantity | aqmlab | ns-3 | aqmlab/ns-3 |", "|---|---|---|---|---|"]
+    out = [f"Means over seeds {', '.join(map(str, SEEDS))}.", "",
+           "| scenario | quantity | aqmlab | ns-3 | aqmlab/ns-3 |", "|---|---|---|---|---|"]
     for r in rows:
         for k in keys:
             a, b = r.aqmlab[k], r.ns3[k]

@@ -15,7 +15,8 @@ pub struct QueueMonitor {
     area_pkts: f64,
     /// ∫ len_bytes dt after warm-up, byte·nanoseconds.
     area_bytes: f64,
-    /// Sojourn (enqueue to start of transmission) of packets dequeued after warm-up.
+    /// Sojourn (enqueue to dequeue from the discipline, i.e. to the start of transmission
+    /// unless a transmit ring is modelled) of packets dequeued after warm-up.
     pub sojourn: Histogram,
     /// Nanoseconds the link spent transmitting after warm-up.
     pub busy_ns: u64,
@@ -53,12 +54,17 @@ impl QueueMonitor {
         self.len_bytes = bytes;
     }
 
-    /// A packet that entered at `enqueued_at` starts transmission at `now`, lasting `tx_ns`.
+    /// A packet that entered at `enqueued_at` leaves the discipline at `now`.
     #[inline]
-    pub fn on_transmit(&mut self, now: Time, enqueued_at: Time, tx_ns: u64, end: Time) {
+    pub fn on_dequeue(&mut self, now: Time, enqueued_at: Time) {
         if now >= self.warmup {
             self.sojourn.record(now.0 - enqueued_at.0);
         }
+    }
+
+    /// The link starts a transmission of `tx_ns` at `now`.
+    #[inline]
+    pub fn on_transmit(&mut self, now: Time, tx_ns: u64, end: Time) {
         // Busy time is clipped to the measurement window [warmup, end].
         let start = now.max(self.warmup).0;
         let stop = (now.0 + tx_ns).min(end.0);

@@ -78,6 +78,11 @@ pub struct LinkParams {
     /// direction (bottleneck only), in [0, 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<f64>,
+    /// Packets the sending interface holds between the queue discipline and the wire (a NIC
+    /// transmit ring or ns-3's device queue), besides the one being sent. The discipline does not
+    /// see them. Bottleneck only; default 0: the discipline is dequeued when transmission starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_ring: Option<u32>,
 }
 
 fn zero_delay() -> Duration {

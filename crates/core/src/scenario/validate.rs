@@ -21,6 +21,8 @@ pub struct LinkSpec {
     pub delay: Dur,
     /// Random loss probability.
     pub loss: f64,
+    /// Packets held between the discipline and the wire.
+    pub tx_ring: u32,
 }
 
 /// A queue discipline, validated but not yet built.
@@ -158,7 +160,10 @@ fn link(p: &LinkParams, path: &str, allow_loss: bool) -> ConfigResult<LinkSpec> 
     if !(0.0..1.0).contains(&loss) {
         return err(join(path, "loss"), format!("must be in [0, 1), got {loss}"));
     }
-    Ok(LinkSpec { rate_bps: p.rate.0, delay: p.delay.0, loss })
+    if p.tx_ring.is_some() && !allow_loss {
+        return err(join(path, "tx_ring"), "a transmit ring is only modelled on the bottleneck");
+    }
+    Ok(LinkSpec { rate_bps: p.rate.0, delay: p.delay.0, loss, tx_ring: p.tx_ring.unwrap_or(0) })
 }
 
 /// Parses `[queue]`-style tables.
@@ -329,7 +334,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     let access_p = file
         .topology
         .access
-        .get_or_insert(LinkParams { rate: super::units::Rate(1e9), delay: Duration(Dur::from_millis(1)), loss: None })
+        .get_or_insert(LinkParams { rate: super::units::Rate(1e9), delay: Duration(Dur::from_millis(1)), loss: None, tx_ring: None })
         .clone();
     let access = link(&access_p, "topology.access", false)?;
     let recv_p = file.topology.receiver_access.get_or_insert(access_p).clone();

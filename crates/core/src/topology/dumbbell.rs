@@ -19,6 +19,7 @@ use crate::scenario::{FlowKind, LinkSpec, Scenario};
 use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{TcpReceiver, TcpSender, TcpSenderStats};
 use rand::Rng as _;
+use std::collections::VecDeque;
 
 /// Index of a bottleneck direction: 0 = forward (left→right), 1 = reverse.
 type Dir = usize;
@@ -108,6 +109,9 @@ struct Bottleneck {
     rate_bps: f64,
     delay: Dur,
     in_flight: Option<Packet>,
+    /// Packets already taken from the discipline, waiting for the wire (`tx_ring` of them at most).
+    ring: VecDeque<Packet>,
+    ring_capacity: usize,
     monitor: QueueMonitor,
     /// The discipline's counters when the warm-up ended; reports count from there.
     stats_at_warmup: QdiscStats,
@@ -161,6 +165,8 @@ impl<'s> World<'s> {
             rate_bps: sc.bottleneck.rate_bps,
             delay: sc.bottleneck.delay,
             in_flight: None,
+            ring: VecDeque::new(),
+            ring_capacity: sc.bottleneck.tx_ring as usize,
             monitor: QueueMonitor::new(sc.warmup),
             stats_at_warmup: QdiscStats::default(),
         };
@@ -296,6 +302,9 @@ impl<'s> World<'s> {
         link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
         if link.in_flight.is_none() {
             self.start_transmission(now, dir);
+        } else {
+            self.fill_ring(now, dir);
+            self.account_inner_drops(measuring);
         }
     }
 
@@ -308,13 +317,36 @@ impl<'s> World<'s> {
         }
     }
 
-    fn start_transmission(&mut self, now: Time, dir: Dir) {
+    /// Takes the discipline's next packet; its sojourn ends here.
+    fn pull_from_qdisc(&mut self, now: Time, dir: Dir) -> Option<Packet> {
         let link = &mut self.links[dir];
         let next = link.qdisc.dequeue(now, &mut self.drop_buf);
         link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
+        if let Some(p) = &next {
+            link.monitor.on_dequeue(now, p.enqueued_at);
+        }
+        next
+    }
+
+    /// Moves packets from the discipline into the transmit ring while it has room.
+    fn fill_ring(&mut self, now: Time, dir: Dir) {
+        while self.links[dir].ring.len() < self.links[dir].ring_capacity {
+            match self.pull_from_qdisc(now, dir) {
+                Some(p) => self.links[dir].ring.push_back(p),
+                None => break,
+            }
+        }
+    }
+
+    fn start_transmission(&mut self, now: Time, dir: Dir) {
+        let next = match self.links[dir].ring.pop_front() {
+            Some(p) => Some(p),
+            None => self.pull_from_qdisc(now, dir),
+        };
         if let Some(pkt) = next {
+            let link = &mut self.links[dir];
             let tx = Dur::transmission(pkt.size, link.rate_bps);
-            link.monitor.on_transmit(now, pkt.enqueued_at, tx.0, self.sc.duration);
+            link.monitor.on_transmit(now, tx.0, self.sc.duration);
             link.in_flight = Some(pkt);
             self.events.schedule(now + tx, Event::TxDone { dir: dir as u8 });
             if dir == 0 {
@@ -327,6 +359,7 @@ impl<'s> World<'s> {
                 }
             }
         }
+        self.fill_ring(now, dir);
         self.account_inner_drops(now >= self.sc.warmup);
     }
 
