@@ -229,7 +229,9 @@ impl TcpSender {
             TcpVariant::Sack => {
                 self.in_recovery = true;
                 self.cwnd = self.ssthresh; // RFC 6675 §5 step 4.2
-                self.high_rxt = self.snd_una;
+                // (4.3): the first segment presumed lost goes out at once, whatever pipe says.
+                self.high_rxt = self.snd_una + 1;
+                self.retransmit(cfg, now, self.snd_una, out);
                 self.sack_transmit(cfg, now, out);
             }
         }

@@ -1,1 +1,391 @@
+//! TCP tests that read like packet traces: a sender and a receiver are driven by hand, or by a
+//! tiny loop with a fixed one-way delay and a scripted drop list.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::*;
+use crate::engine::{Dur, Time};
+use crate::packet::{Ecn, Packet, PacketKind, SackBlock, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
+use proptest::prelude::*;
+
+fn cfg(variant: TcpVariant) -> TcpConfig {
+    TcpConfig {
+        variant,
+        sack: variant == TcpVariant::Sack,
+        initial_window: 4,
+        delayed_ack: DelayedAck { count: 1, timeout: Dur::from_millis(200) },
+        ..TcpConfig::default()
+    }
+}
+
+fn ms(t: u64) -> Time {
+    Time(t * 1_000_000)
+}
+
+fn ack(n: u32) -> Packet {
+    Packet { ack: n, ..Packet::new(PacketKind::TcpAck, 0) }
+}
+
+fn sack_ack(n: u32, blocks: &[(u32, u32)]) -> Packet {
+    let mut a = ack(n);
+    for (i, &(start, end)) in blocks.iter().enumerate() {
+        a.sack[i] = SackBlock { start, end };
+    }
+    a.sack_len = blocks.len() as u8;
+    a
+}
+
+fn seqs(out: &[Packet]) -> Vec<u32> {
+    out.iter().map(|p| p.seq).collect()
+}
+
+/// A started sender whose first `n` segments have been sent.
+fn started(c: &TcpConfig) -> (TcpSender, Vec<Packet>) {
+    let mut s = TcpSender::new(0, c);
+    let mut out = Vec::new();
+    s.start(c, ms(0), &mut out);
+    (s, out)
+}
+
+#[test]
+fn slow_start_adds_one_segment_per_ack() {
+    let c = cfg(TcpVariant::NewReno);
+    let (mut s, out) = started(&c);
+    assert_eq!(seqs(&out), [0, 1, 2, 3]);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out);
+    assert_eq!(s.cwnd(), 5.0);
+    assert_eq!(seqs(&out), [4, 5]); // one for the ACKed segment, one for the growth
+}
+
+#[test]
+fn congestion_avoidance_adds_about_one_segment_per_window() {
+    let c = TcpConfig { initial_ssthresh: 4, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    for n in 1..=4 {
+        s.on_ack(&c, ms(100), &ack(n), &mut out);
+    }
+    // 4 ACKs at cwnd ≈ 4: +1/4 + 1/4.06 + … ≈ 0.94.
+    assert!((s.cwnd() - 4.94).abs() < 0.02, "{}", s.cwnd());
+}
+
+/// Sends a window of 10, then ACKs segment 0 only, so segment 1 is "lost": returns the sender
+/// after the first new ACK (for `ack(1)`) and the dupacks' output.
+fn three_dupacks(variant: TcpVariant) -> (TcpConfig, TcpSender, Vec<Packet>) {
+    let c = TcpConfig { initial_window: 10, ..cfg(variant) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 11, sends 10 and 11
+    out.clear();
+    for _ in 0..3 {
+        s.on_ack(&c, ms(101), &ack(1), &mut out);
+    }
+    (c, s, out)
+}
+
+#[test]
+fn newreno_fast_retransmit_on_third_dupack_with_inflated_window() {
+    let (c, s, out) = three_dupacks(TcpVariant::NewReno);
+    assert_eq!(out[0].seq, 1);
+    assert!(out[0].has(FLAG_RETRANSMIT));
+    assert_eq!(s.ssthresh(), 5.5); // flight 11 / 2
+    assert_eq!(s.cwnd(), 8.5); // ssthresh + 3
+    assert!(s.in_recovery());
+    assert_eq!(s.stats().fast_retransmits, 1);
+    let _ = c;
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_next_hole_and_full_ack_ends_recovery() {
+    let (c, mut s, _) = three_dupacks(TcpVariant::NewReno);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(200), &ack(5), &mut out); // partial: 1..5 acked, 5 lost too
+    assert_eq!(out[0].seq, 5);
+    assert!(out[0].has(FLAG_RETRANSMIT));
+    assert!(s.in_recovery());
+    assert_eq!(s.cwnd(), 8.5 - 4.0 + 1.0);
+    out.clear();
+    s.on_ack(&c, ms(300), &ack(12), &mut out); // everything sent before recovery began
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), s.ssthresh());
+}
+
+#[test]
+fn reno_leaves_recovery_on_any_new_ack() {
+    let (c, mut s, _) = three_dupacks(TcpVariant::Reno);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(200), &ack(5), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), 5.5);
+    assert!(out.iter().all(|p| !p.has(FLAG_RETRANSMIT)), "Reno does not retransmit on a partial ACK");
+}
+
+#[test]
+fn tahoe_goes_back_to_one_segment() {
+    let (_, s, out) = three_dupacks(TcpVariant::Tahoe);
+    assert_eq!(s.cwnd(), 1.0);
+    assert_eq!(seqs(&out), [1]);
+    assert!(!s.in_recovery());
+}
+
+#[test]
+fn sack_retransmits_every_hole_within_one_round_trip() {
+    // Window 0..10; 2 and 5 lost. SACKs arrive for 3,4 then 6..10.
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out);
+    s.on_ack(&c, ms(100), &ack(2), &mut out);
+    out.clear();
+    s.on_ack(&c, ms(101), &sack_ack(2, &[(3, 4)]), &mut out);
+    s.on_ack(&c, ms(101), &sack_ack(2, &[(3, 5)]), &mut out);
+    s.on_ack(&c, ms(101), &sack_ack(2, &[(6, 7), (3, 5)]), &mut out);
+    assert!(s.in_recovery());
+    let retx = |out: &[Packet]| out.iter().filter(|p| p.has(FLAG_RETRANSMIT)).map(|p| p.seq).collect::<Vec<_>>();
+    assert_eq!(retx(&out), [2], "RFC 6675 (4.3): the first hole goes out on entering recovery");
+    // Segments 6..14 keep arriving; once 5 has three SACKed segments above it, it is lost, and
+    // it is resent as soon as pipe drops below cwnd — before any further cumulative ACK.
+    for end in 8..=13 {
+        s.on_ack(&c, ms(102), &sack_ack(2, &[(6, end), (3, 5)]), &mut out);
+    }
+    assert_eq!(retx(&out), [2, 5]);
+    assert_eq!(s.stats().timeouts, 0);
+}
+
+#[test]
+fn rto_follows_rfc6298() {
+    let c = TcpConfig { min_rto: Dur::from_millis(200), ..cfg(TcpVariant::NewReno) };
+    let mut r = RttEstimator::default();
+    assert_eq!(r.rto(&c), Dur::from_millis(1000)); // (2.1) initial RTO
+    r.sample(Dur::from_millis(100)); // SRTT 100, RTTVAR 50 → 100 + 200
+    assert_eq!(r.rto(&c), Dur::from_millis(300));
+    r.sample(Dur::from_millis(200)); // RTTVAR 3/4·50 + 1/4·100 = 62.5, SRTT 112.5
+    assert_eq!(r.rto(&c), Dur::from_micros(112_500 + 250_000));
+    r.back_off();
+    r.back_off();
+    assert_eq!(r.rto(&c), Dur::from_micros(4 * 362_500)); // (5.5) doubled twice
+    let tight = TcpConfig { max_rto: Dur::from_millis(1000), ..c.clone() };
+    assert_eq!(r.rto(&tight), Dur::from_millis(1000)); // never beyond max_rto
+    r.sample(Dur::from_millis(1)); // a sample clears the backoff; (2.4) min RTO applies
+    assert!(r.rto(&c) >= Dur::from_millis(200) && r.backoff() == 0);
+}
+
+#[test]
+fn timeout_backs_off_and_karn_ignores_the_retransmission() {
+    let c = cfg(TcpVariant::NewReno);
+    let (mut s, _) = started(&c);
+    assert_eq!(s.next_wakeup(), Some(ms(1000)));
+    let mut out = Vec::new();
+    s.on_timer(&c, ms(999), &mut out);
+    assert!(out.is_empty(), "not due yet");
+    s.on_timer(&c, ms(1000), &mut out);
+    assert_eq!(seqs(&out), [0]);
+    assert_eq!((s.cwnd(), s.stats().timeouts), (1.0, 1));
+    assert_eq!(s.next_wakeup(), Some(ms(3000))); // backed off to 2 s
+    out.clear();
+    s.on_ack(&c, ms(3500), &ack(1), &mut out);
+    assert_eq!(s.srtt(), None, "no sample from a retransmitted segment");
+    assert_eq!(s.stats().rtt_samples, 0);
+}
+
+#[test]
+fn coarse_timer_fires_on_ticks() {
+    let c = TcpConfig { coarse_timer: true, timer_granularity: Dur::from_millis(500), ..cfg(TcpVariant::Reno) };
+    let mut s = TcpSender::new(0, &c);
+    let mut out = Vec::new();
+    s.start(&c, ms(130), &mut out);
+    assert_eq!(s.next_wakeup(), Some(ms(1500))); // 130 + 1000 rounded up to a 500 ms tick
+}
+
+#[test]
+fn receiver_delays_acks_to_every_second_segment_or_the_timeout() {
+    let c = TcpConfig { delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) }, ..cfg(TcpVariant::NewReno) };
+    let mut r = TcpReceiver::new(0, &c);
+    let mut out = Vec::new();
+    let seg = |seq| Packet { seq, payload: 1448, ..Packet::new(PacketKind::TcpData, 0) };
+    r.on_data(&c, ms(0), &seg(0), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(r.next_wakeup(), Some(ms(200)));
+    r.on_data(&c, ms(10), &seg(1), &mut out);
+    assert_eq!(out.iter().map(|a| a.ack).collect::<Vec<_>>(), [2]);
+    r.on_data(&c, ms(20), &seg(2), &mut out);
+    r.on_timer(&c, ms(220), &mut out);
+    assert_eq!(out.last().unwrap().ack, 3);
+    assert_eq!(r.next_wakeup(), None);
+}
+
+#[test]
+fn receiver_acks_out_of_order_at_once_with_sack_blocks_newest_first() {
+    let c = TcpConfig { delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) }, ..cfg(TcpVariant::Sack) };
+    let mut r = TcpReceiver::new(0, &c);
+    let mut out = Vec::new();
+    let seg = |seq| Packet { seq, ..Packet::new(PacketKind::TcpData, 0) };
+    r.on_data(&c, ms(0), &seg(0), &mut out);
+    r.on_data(&c, ms(1), &seg(2), &mut out);
+    r.on_data(&c, ms(2), &seg(5), &mut out);
+    r.on_data(&c, ms(3), &seg(3), &mut out);
+    let last = out.last().unwrap();
+    assert_eq!(last.ack, 1);
+    assert_eq!(last.sack_blocks(), [SackBlock { start: 2, end: 4 }, SackBlock { start: 5, end: 6 }]);
+    // Filling the hole is acknowledged at once and delivers everything contiguous.
+    r.on_data(&c, ms(4), &seg(1), &mut out);
+    assert_eq!(out.last().unwrap().ack, 4);
+    // A duplicate is acknowledged but not delivered twice.
+    r.on_data(&c, ms(5), &seg(1), &mut out);
+    assert_eq!(r.delivered_bytes(), 4 * 1448);
+    assert_eq!(r.stats().duplicates, 1);
+}
+
+#[test]
+fn ecn_echo_until_cwr_and_one_reduction_per_window() {
+    let c = TcpConfig { ecn: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let mut r = TcpReceiver::new(0, &c);
+    let mut out = Vec::new();
+    let seg = |seq, ecn, flags| Packet { seq, ecn, flags, ..Packet::new(PacketKind::TcpData, 0) };
+    r.on_data(&c, ms(0), &seg(0, Ecn::Ce, 0), &mut out);
+    r.on_data(&c, ms(1), &seg(1, Ecn::Ect, 0), &mut out);
+    assert!(out.iter().all(|a| a.has(FLAG_ECE)));
+    r.on_data(&c, ms(2), &seg(2, Ecn::Ect, FLAG_CWR), &mut out);
+    assert!(!out.last().unwrap().has(FLAG_ECE));
+
+    let (mut s, first) = started(&c);
+    assert!(first.iter().all(|p| p.ecn == Ecn::Ect));
+    let mut out = Vec::new();
+    let echo = |n| Packet { flags: FLAG_ECE, ..ack(n) };
+    s.on_ack(&c, ms(100), &echo(1), &mut out);
+    assert_eq!((s.cwnd(), s.stats().ecn_reductions), (5.0, 1)); // flight 10 halved
+    assert!(out.is_empty(), "9 segments still in flight, window 5");
+    s.on_ack(&c, ms(101), &echo(2), &mut out);
+    assert_eq!(s.stats().ecn_reductions, 1, "at most once per window");
+    s.on_ack(&c, ms(102), &ack(6), &mut out);
+    assert!(out[0].has(FLAG_CWR), "the first new segment after the reduction carries CWR");
+    assert!(out[1..].iter().all(|p| !p.has(FLAG_CWR)));
+}
+
+#[test]
+fn finite_transfer_sends_a_short_last_segment_and_completes() {
+    let c = TcpConfig { transfer_bytes: Some(3000), ..cfg(TcpVariant::NewReno) };
+    let (mut s, out) = started(&c);
+    assert_eq!(seqs(&out), [0, 1, 2]);
+    assert_eq!(out[2].payload, 3000 - 2 * 1448);
+    assert!(out[2].has(FLAG_FIN) && !out[1].has(FLAG_FIN));
+    let mut more = Vec::new();
+    s.on_ack(&c, ms(100), &ack(3), &mut more);
+    assert!(more.is_empty() && s.is_complete());
+    assert_eq!(s.next_wakeup(), None, "timer stopped once everything is acknowledged");
+}
+
+#[test]
+fn receiver_window_caps_the_flight() {
+    let c = TcpConfig { max_window: 3, initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let (_, out) = started(&c);
+    assert_eq!(out.len(), 3);
+}
+
+// ---- end to end ----
+
+enum Ev {
+    Data(Packet),
+    Ack(Packet),
+    SenderTimer,
+    ReceiverTimer,
+}
+
+/// Runs a transfer of `segments` over a path with `one_way` delay and a 1 ms per-segment
+/// bottleneck, dropping the data transmissions whose index (counting every data packet sent,
+/// retransmissions included) is in `drops`. Returns (receiver, sender) at the end.
+fn transfer(c: &TcpConfig, segments: u64, drops: &[usize]) -> (TcpReceiver, TcpSender) {
+    let c = TcpConfig { transfer_bytes: Some(segments * c.mss as u64), ..c.clone() };
+    let one_way = Dur::from_millis(20);
+    let mut s = TcpSender::new(0, &c);
+    let mut r = TcpReceiver::new(0, &c);
+    let mut heap: BinaryHeap<Reverse<(Time, u64, usize)>> = BinaryHeap::new();
+    let mut evs: Vec<Option<Ev>> = Vec::new();
+    let mut seq = 0;
+    let mut push = |heap: &mut BinaryHeap<_>, evs: &mut Vec<Option<Ev>>, at: Time, ev: Ev| {
+        evs.push(Some(ev));
+        heap.push(Reverse((at, seq, evs.len() - 1)));
+        seq += 1;
+    };
+    let (mut sent, mut link_free) = (0usize, Time::ZERO);
+    let mut out = Vec::new();
+    s.start(&c, Time::ZERO, &mut out);
+    let mut now = Time::ZERO;
+    let mut sender_timer_at = Time::NEVER;
+    let mut receiver_timer_at = Time::NEVER;
+    loop {
+        // Ship what the endpoints emitted and (re)arm their timers.
+        for p in out.drain(..) {
+            if p.kind == PacketKind::TcpData {
+                link_free = link_free.max(now) + Dur::from_millis(1);
+                if !drops.contains(&sent) {
+                    push(&mut heap, &mut evs, link_free + one_way, Ev::Data(p));
+                }
+                sent += 1;
+            } else {
+                push(&mut heap, &mut evs, now + one_way, Ev::Ack(p));
+            }
+        }
+        if let Some(w) = s.next_wakeup() {
+            if w != sender_timer_at {
+                sender_timer_at = w;
+                push(&mut heap, &mut evs, w, Ev::SenderTimer);
+            }
+        }
+        if let Some(w) = r.next_wakeup() {
+            if w != receiver_timer_at {
+                receiver_timer_at = w;
+                push(&mut heap, &mut evs, w, Ev::ReceiverTimer);
+            }
+        }
+        let Some(Reverse((at, _, i))) = heap.pop() else { break };
+        now = at;
+        assert!(now < Time(600_000_000_000), "transfer did not finish in 600 s");
+        match evs[i].take().unwrap() {
+            Ev::Data(p) => r.on_data(&c, now, &p, &mut out),
+            Ev::Ack(a) => s.on_ack(&c, now, &a, &mut out),
+            Ev::SenderTimer => s.on_timer(&c, now, &mut out),
+            Ev::ReceiverTimer => r.on_timer(&c, now, &mut out),
+        }
+        if s.is_complete() && out.is_empty() {
+            break;
+        }
+    }
+    (r, s)
+}
+
+#[test]
+fn sack_recovers_a_multi_loss_window_without_timeout() {
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
+    let (r, s) = transfer(&c, 200, &[30, 32, 34, 36]);
+    assert_eq!(r.delivered_bytes(), 200 * 1448);
+    assert_eq!(s.stats().timeouts, 0);
+    assert_eq!(s.stats().retransmits, 4);
+}
+
+#[test]
+fn newreno_needs_one_round_trip_per_hole_but_no_timeout() {
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let (r, s) = transfer(&c, 200, &[30, 32, 34]);
+    assert_eq!(r.delivered_bytes(), 200 * 1448);
+    assert_eq!((s.stats().timeouts, s.stats().fast_retransmits, s.stats().retransmits), (0, 1, 3));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn every_variant_delivers_everything_exactly_once(
+        variant in prop::sample::select(vec![TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack]),
+        delayed in any::<bool>(),
+        drops in prop::collection::vec(0usize..400, 0..25),
+    ) {
+        let count = if delayed { 2 } else { 1 };
+        let c = TcpConfig { delayed_ack: DelayedAck { count, timeout: Dur::from_millis(200) }, ..cfg(variant) };
+        let (r, s) = transfer(&c, 300, &drops);
+        prop_assert_eq!(r.delivered_bytes(), 300 * 1448);
+        prop_assert_eq!(r.rcv_nxt(), 300);
+        prop_assert!(s.is_complete());
+    }
+}
