@@ -25,7 +25,12 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
 pub fn parse_json(text: &str) -> ConfigResult<Scenario> {
     let mut de = serde_json::Deserializer::from_str(text);
     let file: ScenarioFile = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| path_error(e.path().to_string(), &e.inner().to_string()))?;
+        .map_err(|e| {
+            // The position in generated JSON text means nothing to the author of a dict.
+            let message = e.inner().to_string();
+            let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_string();
+            path_error(e.path().to_string(), &message)
+        })?;
     validate(file)
 }
 

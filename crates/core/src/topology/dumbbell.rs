@@ -108,7 +108,13 @@ struct Bottleneck {
     loss_rng: Rng,
     rate_bps: f64,
     delay: Dur,
-    in_flight: Option<Packet>,
+    /// When the transmission in progress ends (in the past when the link is idle).
+    busy_until: Time,
+    /// A `TxDone` event is scheduled at `busy_until`. Only needed when something waits: a packet
+    /// that finds the link idle and the queue empty is sent without one (most ACKs).
+    tx_done_pending: bool,
+    /// The discipline has been told that the link went idle (a dequeue that found it empty).
+    idle_reported: bool,
     /// Packets already taken from the discipline, waiting for the wire (`tx_ring` of them at most).
     ring: VecDeque<Packet>,
     ring_capacity: usize,
@@ -164,7 +170,9 @@ impl<'s> World<'s> {
             loss_rng: stream(sc.seed, StreamId::LinkLoss(dir as u32)),
             rate_bps: sc.bottleneck.rate_bps,
             delay: sc.bottleneck.delay,
-            in_flight: None,
+            busy_until: Time::ZERO,
+            tx_done_pending: false,
+            idle_reported: true,
             ring: VecDeque::new(),
             ring_capacity: sc.bottleneck.tx_ring as usize,
             monitor: QueueMonitor::new(sc.warmup),
@@ -289,6 +297,14 @@ impl<'s> World<'s> {
             }
             return;
         }
+        let idle = link.busy_until <= now && !link.tx_done_pending;
+        if idle && !link.idle_reported {
+            // The link went idle at `busy_until` with nothing queued; without a TxDone event
+            // there, tell the discipline now, with the time it happened (RED's idle decay).
+            let at = link.busy_until;
+            self.start_transmission(at, dir);
+        }
+        let link = &mut self.links[dir];
         let verdict = link.qdisc.enqueue(pkt, now, &mut link.rng, &mut self.drop_buf);
         let counters = &mut self.flows[pkt.flow as usize].counters;
         match verdict {
@@ -300,11 +316,22 @@ impl<'s> World<'s> {
         self.account_inner_drops(measuring);
         let link = &mut self.links[dir];
         link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
-        if link.in_flight.is_none() {
+        if idle {
             self.start_transmission(now, dir);
         } else {
             self.fill_ring(now, dir);
             self.account_inner_drops(measuring);
+            self.ensure_tx_done(dir);
+        }
+    }
+
+    /// Schedules the end of the current transmission if packets wait for it.
+    fn ensure_tx_done(&mut self, dir: Dir) {
+        let link = &mut self.links[dir];
+        let waiting = !link.ring.is_empty() || link.qdisc.len_packets() > 0;
+        if waiting && !link.tx_done_pending && link.busy_until > self.events.now() {
+            link.tx_done_pending = true;
+            self.events.schedule(link.busy_until, Event::TxDone { dir: dir as u8 });
         }
     }
 
@@ -338,45 +365,51 @@ impl<'s> World<'s> {
         }
     }
 
+    /// The link is free at `now`: sends the next packet, if any, all the way to the far end
+    /// host's arrival (the far-side access link is folded), or reports the idle link.
     fn start_transmission(&mut self, now: Time, dir: Dir) {
         let next = match self.links[dir].ring.pop_front() {
             Some(p) => Some(p),
             None => self.pull_from_qdisc(now, dir),
         };
-        if let Some(pkt) = next {
-            let link = &mut self.links[dir];
-            let tx = Dur::transmission(pkt.size, link.rate_bps);
-            link.monitor.on_transmit(now, tx.0, self.sc.duration);
-            link.in_flight = Some(pkt);
-            self.events.schedule(now + tx, Event::TxDone { dir: dir as u8 });
-            if dir == 0 {
-                if let Some(w) = self.pcap.as_mut() {
-                    let mss = match self.flows[pkt.flow as usize].endpoint {
-                        Endpoint::Tcp { cfg, .. } => self.sc.tcp_configs[cfg as usize].mss,
-                        Endpoint::Udp { .. } => 1,
-                    };
-                    w.capture(now, &pkt, mss);
-                }
+        let link = &mut self.links[dir];
+        let Some(pkt) = next else {
+            link.idle_reported = true;
+            self.account_inner_drops(now >= self.sc.warmup);
+            return;
+        };
+        link.idle_reported = false;
+        let tx = Dur::transmission(pkt.size, link.rate_bps);
+        let end = now + tx;
+        link.busy_until = end;
+        link.monitor.on_transmit(now, tx.0, self.sc.duration);
+        let at_router = end + link.delay;
+        if dir == 0 {
+            if let Some(w) = self.pcap.as_mut() {
+                let mss = match self.flows[pkt.flow as usize].endpoint {
+                    Endpoint::Tcp { cfg, .. } => self.sc.tcp_configs[cfg as usize].mss,
+                    Endpoint::Udp { .. } => 1,
+                };
+                w.capture(now, &pkt, mss);
             }
         }
-        self.fill_ring(now, dir);
-        self.account_inner_drops(now >= self.sc.warmup);
-    }
-
-    fn tx_done(&mut self, now: Time, dir: Dir) {
-        let link = &mut self.links[dir];
-        let pkt = link.in_flight.take().expect("TxDone without a packet in flight");
-        let at_router = now + link.delay;
         let flow = &mut self.flows[pkt.flow as usize];
         let to_host = if pkt.kind == PacketKind::TcpAck {
             flow.sender_side[1].pass(at_router, pkt.size)
         } else {
-            if now >= self.sc.warmup {
+            if end >= self.sc.warmup && end <= self.sc.duration {
                 flow.counters.throughput_bytes += pkt.size as u64;
             }
             flow.receiver_side[1].pass(at_router, pkt.size)
         };
         self.events.schedule(to_host, Event::Deliver { pkt });
+        self.fill_ring(now, dir);
+        self.account_inner_drops(now >= self.sc.warmup);
+        self.ensure_tx_done(dir);
+    }
+
+    fn tx_done(&mut self, now: Time, dir: Dir) {
+        self.links[dir].tx_done_pending = false;
         self.start_transmission(now, dir);
     }
 
