@@ -389,3 +389,11 @@ proptest! {
         prop_assert!(s.is_complete());
     }
 }
+
+#[test]
+fn per_flow_state_stays_small() {
+    // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
+    let sender = std::mem::size_of::<TcpSender>();
+    let receiver = std::mem::size_of::<TcpReceiver>();
+    assert!(sender <= 176 && receiver <= 96, "sender {sender} B, receiver {receiver} B"); // 168 and 80 today
+}
