@@ -1,5 +1,6 @@
 //! Metric collectors: delay histograms, queue monitors, time series, pcap capture, fairness.
 
+pub mod flow_counter;
 pub mod histogram;
 pub mod pcap;
 pub mod queue_monitor;

@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{DropTailParams, RedParams};
+use super::{DropTailParams, FpqParams, RandomDropParams, RedParams};
 
 fn defaults<T: DeserializeOwned + Serialize>() -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -21,6 +21,14 @@ pub fn catalog() -> Value {
             "summary": "drop-tail FIFO: drop the arrival when the buffer is full",
             "source": "Parris 2001 Fig. 3.4; specs/seed000-cbt-algorithms.md §2.1",
             "params": defaults::<DropTailParams>(),
+            "docs": {"limit": "packets (integer), bytes (\"150KB\") or \"none\""},
+        },
+        {
+            "kind": "random-drop",
+            "aliases": ["random_drop"],
+            "summary": "random drop on full: evict a uniformly chosen queued packet, always queue the arrival",
+            "source": "Morris 1999 Sec. 5.2; Mankin 1990; specs/seed004-fpq.md §3.2",
+            "params": defaults::<RandomDropParams>(),
             "docs": {"limit": "packets (integer) or bytes (\"150KB\")"},
         },
         {
@@ -43,6 +51,27 @@ pub fn catalog() -> Value {
                 "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",
                 "ecn": "mark ECN-capable packets instead of early-dropping them",
                 "mean_packet_size": "mean packet size for idle-time decay and byte mode; alias avpkt",
+            },
+        },
+        {
+            "kind": "fpq",
+            "aliases": [],
+            "summary": "Flow-Proportional Queuing: RED with max_th = 2q, max_p = l re-set from a bit-vector flow count",
+            "source": "Morris 1999 Ch. 6, Figs. 6.1, 6.2, 6.4, Eq. 6.1; specs/seed004-fpq.md §2.7-2.9, §3.4-3.5; docs/fpq.md",
+            "params": defaults::<FpqParams>(),
+            "docs": {
+                "bdp_pkts": "bandwidth-delay product r of the typical path, packets (configured, not measured)",
+                "ppf": "packets of buffer per flow when many flows share the link",
+                "loss_cap": "cap on the target loss rate, in (0, 1]; 1 = uncapped",
+                "min_th": "RED minimum threshold, packets",
+                "weight": "RED EWMA weight, in (0, 1] (the thesis does not state FPQ's)",
+                "variant": "RED underneath: documented | altq | ns2 (ns-1.4 behaves like ns2)",
+                "wait": "ns-2 wait_ (off: Eq. 5.8 assumes count-spaced drops without it)",
+                "gentle": "gentle RED above max_th",
+                "limit": "hard buffer limit: packets, bytes or \"none\" (the thesis: none)",
+                "mean_packet_size": "packet size for RED's idle-time decay",
+                "protected_pkts": "no drop while at most this many packets are queued",
+                "counter": "flow counter: bits (v_max, 2..2^30), t_clear (> 0), clearing (random | sweep)",
             },
         },
     ])

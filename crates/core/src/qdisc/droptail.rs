@@ -51,19 +51,12 @@ pub struct DropTail {
 impl DropTail {
     /// An empty queue with the given limit.
     pub fn new(limit: Limit) -> DropTail {
-        let cap = match limit {
-            Limit::Packets(n) => n.min(1 << 16) as usize,
-            Limit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
-        };
-        DropTail { limit, queue: VecDeque::with_capacity(cap), bytes: 0, stats: QdiscStats::default() }
+        DropTail { limit, queue: VecDeque::with_capacity(limit.initial_capacity()), bytes: 0, stats: QdiscStats::default() }
     }
 
     /// Whether `pkt` would fit now.
     pub fn fits(&self, pkt: &Packet) -> bool {
-        match self.limit {
-            Limit::Packets(n) => (self.queue.len() as u64) < n,
-            Limit::Bytes(b) => self.bytes + pkt.size as u64 <= b,
-        }
+        self.limit.admits(self.queue.len(), self.bytes, pkt.size)
     }
 }
 

@@ -9,6 +9,8 @@
 
 pub mod catalog;
 pub mod droptail;
+pub mod fpq;
+pub mod random_drop;
 pub mod red;
 pub mod red_core;
 
@@ -17,6 +19,8 @@ use crate::packet::Packet;
 
 pub use catalog::catalog;
 pub use droptail::{DropTail, DropTailParams};
+pub use fpq::{Fpq, FpqParams};
+pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
 
 /// Why a packet was discarded.
@@ -115,21 +119,31 @@ pub trait Qdisc {
     fn average(&self) -> Option<f64> {
         None
     }
+    /// The discipline's estimate of the number of active flows, if it keeps one (FPQ).
+    fn flow_estimate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
 pub enum AnyQdisc {
     /// Drop-tail FIFO.
     DropTail(DropTail),
+    /// Random drop on full.
+    RandomDrop(RandomDrop),
     /// Random Early Detection.
     Red(Red),
+    /// Flow-Proportional Queuing.
+    Fpq(Fpq),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::DropTail($q) => $e,
+            AnyQdisc::RandomDrop($q) => $e,
             AnyQdisc::Red($q) => $e,
+            AnyQdisc::Fpq($q) => $e,
         }
     };
 }
@@ -159,5 +173,8 @@ impl Qdisc for AnyQdisc {
     }
     fn average(&self) -> Option<f64> {
         dispatch!(self, q => q.average())
+    }
+    fn flow_estimate(&self) -> Option<f64> {
+        dispatch!(self, q => q.flow_estimate())
     }
 }

@@ -24,7 +24,7 @@ pub use super::red_core::RedVariant;
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedParams {
-    /// Hard limit, packets or bytes.
+    /// Hard limit: packets, bytes, or `"none"`.
     #[serde(default = "default_limit")]
     pub limit: Limit,
     /// Minimum threshold on the average (packets; bytes÷mean_packet_size in byte mode).
@@ -167,11 +167,14 @@ impl Red {
         &self.cfg
     }
 
+    /// The settings, for disciplines that re-tune RED while it runs (FPQ). The state (average,
+    /// count) carries over unchanged.
+    pub fn config_mut(&mut self) -> &mut RedConfig {
+        &mut self.cfg
+    }
+
     fn fits(&self, pkt: &Packet) -> bool {
-        match self.limit {
-            Limit::Packets(n) => (self.queue.len() as u64) < n,
-            Limit::Bytes(b) => self.bytes + pkt.size as u64 <= b,
-        }
+        self.limit.admits(self.queue.len(), self.bytes, pkt.size)
     }
 
     fn queued_units(&self) -> f64 {

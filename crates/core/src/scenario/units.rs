@@ -23,13 +23,36 @@ pub struct Duration(pub Dur);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bytes(pub u64);
 
-/// A queue limit: a packet count (bare integer) or a byte size (string with unit).
+/// A queue limit: a packet count (bare integer), a byte size (string with unit), or `"none"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     /// At most this many packets queued.
     Packets(u64),
     /// At most this many bytes queued.
     Bytes(u64),
+    /// No hard limit (Morris 1999 ran RED with "no hard limit on the amount of buffer memory").
+    Unlimited,
+}
+
+impl Limit {
+    /// Whether a packet of `size` bytes fits on top of `queued_pkts` packets / `queued_bytes`.
+    #[inline]
+    pub fn admits(self, queued_pkts: usize, queued_bytes: u64, size: u32) -> bool {
+        match self {
+            Limit::Packets(n) => (queued_pkts as u64) < n,
+            Limit::Bytes(b) => queued_bytes + size as u64 <= b,
+            Limit::Unlimited => true,
+        }
+    }
+
+    /// A capacity worth reserving up front (bounded, so huge limits cost nothing until used).
+    pub fn initial_capacity(self) -> usize {
+        match self {
+            Limit::Packets(n) => n.min(1 << 16) as usize,
+            Limit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
+            Limit::Unlimited => 1024,
+        }
+    }
 }
 
 const RATE_UNITS: &[(&str, f64)] = &[
@@ -136,7 +159,7 @@ struct LimitVisitor;
 impl<'de> Visitor<'de> for LimitVisitor {
     type Value = Limit;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a packet count (integer) or a size string such as \"150KB\"")
+        f.write_str("a packet count (integer), a size string such as \"150KB\", or \"none\"")
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Limit, E> {
         if v <= 0 {
@@ -148,6 +171,9 @@ impl<'de> Visitor<'de> for LimitVisitor {
         self.visit_i64(v.min(i64::MAX as u64) as i64)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Limit, E> {
+        if v == "none" {
+            return Ok(Limit::Unlimited);
+        }
         match parse_size(v) {
             Ok(0) => Err(E::custom("limit must be positive, got 0 bytes")),
             Ok(b) => Ok(Limit::Bytes(b)),
@@ -194,6 +220,7 @@ impl Serialize for Limit {
         match self {
             Limit::Packets(n) => s.serialize_u64(*n),
             Limit::Bytes(b) => s.serialize_str(&format!("{b}B")),
+            Limit::Unlimited => s.serialize_str("none"),
         }
     }
 }

@@ -8,7 +8,7 @@ use super::schema::*;
 use super::units::{Bytes, Duration};
 use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
-use crate::qdisc::{AnyQdisc, DropTailParams, RedParams};
+use crate::qdisc::{AnyQdisc, DropTailParams, FpqParams, RandomDropParams, RedParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
 
@@ -30,33 +30,43 @@ pub struct LinkSpec {
 pub enum QueueSpec {
     /// `kind = "droptail"`
     DropTail(DropTailParams),
+    /// `kind = "random-drop"`
+    RandomDrop(RandomDropParams),
     /// `kind = "red"`
     Red(RedParams),
+    /// `kind = "fpq"`
+    Fpq(FpqParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
-pub const QDISC_KINDS: &[&str] = &["droptail", "red"];
+pub const QDISC_KINDS: &[&str] = &["droptail", "random-drop", "red", "fpq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
     pub fn build(&self, path: &str, rate_bps: f64) -> ConfigResult<AnyQdisc> {
         Ok(match self {
             QueueSpec::DropTail(p) => AnyQdisc::DropTail(p.validate(path)?),
+            QueueSpec::RandomDrop(p) => AnyQdisc::RandomDrop(p.validate(path)?),
             QueueSpec::Red(p) => AnyQdisc::Red(p.validate(path, rate_bps)?),
+            QueueSpec::Fpq(p) => AnyQdisc::Fpq(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
     pub fn kind(&self) -> &'static str {
         match self {
             QueueSpec::DropTail(_) => "droptail",
+            QueueSpec::RandomDrop(_) => "random-drop",
             QueueSpec::Red(_) => "red",
+            QueueSpec::Fpq(_) => "fpq",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
     pub fn echo(&self) -> serde_json::Value {
         let mut v = match self {
             QueueSpec::DropTail(p) => serde_json::to_value(p),
+            QueueSpec::RandomDrop(p) => serde_json::to_value(p),
             QueueSpec::Red(p) => serde_json::to_value(p),
+            QueueSpec::Fpq(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -184,7 +194,9 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
     }
     match kind.as_str() {
         "droptail" | "fifo" | "pfifo" => Ok(QueueSpec::DropTail(params(rest, path)?)),
+        "random-drop" | "random_drop" => Ok(QueueSpec::RandomDrop(params(rest, path)?)),
         "red" => Ok(QueueSpec::Red(params(rest, path)?)),
+        "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
