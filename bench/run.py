@@ -42,9 +42,11 @@ from aqmlab.ns3ref import MatchedScenario  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SCALING_S = 10.0  # simulated seconds per scaling point
 
-# One aqmlab run in a fresh interpreter: prints the summary's numbers as JSON.
+# One aqmlab run in a fresh interpreter: prints the summary's numbers as JSON. Peak memory is
+# VmHWM (this address space's high-water mark): getrusage's ru_maxrss survives exec, so a child
+# would report at least the size of the benchmark process that forked it.
 AQMLAB_CHILD = """
-import json, resource, sys, aqmlab
+import json, re, sys, aqmlab
 sc = json.loads(sys.stdin.read())
 r = aqmlab.run(sc)
 q = r.queues.iloc[0]
@@ -52,7 +54,7 @@ tcp = r.flows[r.flows["kind"] == "tcp"]
 print(json.dumps({"wall_s": r.wall_seconds, "events": r.summary["events"],
                   "bottleneck_pkts": int(q["dequeues"]), "tcp_goodput_bps": float(tcp["goodput_bps"].sum()),
                   "drop_rate": float(q["drop_rate"]), "mean_queue_pkts": float(q["mean_len_packets"]),
-                  "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+                  "peak_rss_kb": int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1))}))
 """
 
 

@@ -110,12 +110,18 @@ class Result:
     queues : pandas.DataFrame
         One row per bottleneck queue (forward ``bottleneck``, ``reverse``).
     timeseries : pandas.DataFrame
-        Sampled every ``output.bin``: queue length/average and, when enabled, per-flow goodput
-        in columns ``flow<i>_goodput_bps``.
+        Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
+        counts flows (FPQ, ``output.flow_counter``) and, when enabled, per-flow goodput in columns
+        ``flow<i>_goodput_bps``.
+    transfers : pandas.DataFrame
+        One row per completed transfer of flows with ``size_dist`` or ``repeat`` that started
+        after the warm-up: ``flow``, ``start_s``, ``end_s``, ``segments``, ``timeouts`` and
+        ``delay_s``. Transfers still in progress at the end are not included.
     """
 
     summary: dict[str, Any]
     timeseries: pd.DataFrame
+    transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
     flows: pd.DataFrame = field(init=False)
     queues: pd.DataFrame = field(init=False)
 
@@ -134,8 +140,20 @@ class Result:
         return self.summary["aggregate"]
 
 
+def _transfers(series: dict[str, Any]) -> pd.DataFrame:
+    df = pd.DataFrame(series["transfers"])
+    df["delay_s"] = df["end_s"] - df["start_s"]
+    return df
+
+
+def _result(summary: str, series: dict[str, Any]) -> Result:
+    return Result(json.loads(summary), _frame(series), _transfers(series))
+
+
 def _frame(series: dict[str, Any]) -> pd.DataFrame:
     cols = {k: series[k] for k in ("time_s", "queue_pkts", "queue_bytes", "queue_avg", "reverse_queue_pkts")}
+    if series["flow_estimate"]:
+        cols["flow_estimate"] = series["flow_estimate"]
     df = pd.DataFrame(cols)
     per_flow = series["flow_goodput_bps"]
     if per_flow:
@@ -184,13 +202,13 @@ def run(
     text, fmt = load_scenario(scenario, seed=seed)
     if out is None:
         summary, series = _native.run_scenario(text, fmt, None, progress)
-        return Result(json.loads(summary), _frame(series))
+        return _result(summary, series)
     from .output import staged_results_dir
 
     with staged_results_dir(out) as tmp:
         pcap_path = str(tmp / "bottleneck.pcap") if pcap else None
         summary, series = _native.run_scenario(text, fmt, pcap_path, progress)
-        result = Result(json.loads(summary), _frame(series))
+        result = _result(summary, series)
         from .output import write_results
 
         write_results(result, tmp, plot=plot)

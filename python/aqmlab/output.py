@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["staged_results_dir", "write_results", "RESULT_FILES"]
 
-RESULT_FILES = ("summary.json", "timeseries.parquet", "flows.csv", "plot.png", "bottleneck.pcap")
+RESULT_FILES = ("summary.json", "timeseries.parquet", "flows.csv", "transfers.csv", "plot.png", "bottleneck.pcap")
 
 
 def _check_writable(out: Path) -> Path:
@@ -69,6 +69,8 @@ def write_results(result: "Result", directory: Path, *, plot: bool = True) -> No
         f.write("\n")
     result.timeseries.to_parquet(directory / "timeseries.parquet", index=False)
     result.flows.to_csv(directory / "flows.csv", index=False)
+    if len(result.transfers):
+        result.transfers.to_csv(directory / "transfers.csv", index=False)
     if plot:
         from .plots import plot_run
 

@@ -86,6 +86,15 @@ fn run_scenario(
     d.set_item("queue_avg", s.queue_avg)?;
     d.set_item("reverse_queue_pkts", s.reverse_queue_pkts)?;
     d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
+    d.set_item("flow_estimate", s.flow_estimate)?;
+    let t = &s.transfers;
+    let transfers = PyDict::new(py);
+    transfers.set_item("flow", t.iter().map(|r| r.flow).collect::<Vec<_>>())?;
+    transfers.set_item("start_s", t.iter().map(|r| r.start.as_secs_f64()).collect::<Vec<_>>())?;
+    transfers.set_item("end_s", t.iter().map(|r| r.end.as_secs_f64()).collect::<Vec<_>>())?;
+    transfers.set_item("segments", t.iter().map(|r| r.segments).collect::<Vec<_>>())?;
+    transfers.set_item("timeouts", t.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
+    d.set_item("transfers", transfers)?;
     Ok((summary.to_string(), d.unbind()))
 }
 

@@ -18,6 +18,8 @@ pub enum StreamId {
     LinkLoss(u32),
     /// A flow's application (start-time jitter, inter-arrival times, transfer sizes).
     Flow(u32),
+    /// Access-delay jitter of a `[[flows]]` group.
+    AccessDelay(u32),
 }
 
 impl StreamId {
@@ -26,6 +28,7 @@ impl StreamId {
             StreamId::Queue(i) => (1 << 32) | i as u64,
             StreamId::LinkLoss(i) => (2 << 32) | i as u64,
             StreamId::Flow(i) => (3 << 32) | i as u64,
+            StreamId::AccessDelay(i) => (4 << 32) | i as u64,
         }
     }
 }

@@ -39,7 +39,7 @@ pub enum Clearing {
 }
 
 /// Scenario keys of a flow counter.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowCounterParams {
     /// Bits in the vector (`v_max`): about the largest number of flows expected (§6.1: 5000).

@@ -170,6 +170,10 @@ pub struct FlowParams {
     /// Sender access-link rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_rate: Option<Rate>,
+    /// Each flow's sender access delay gets a uniform random extra in [0, access_delay_jitter)
+    /// (Morris 1999: access delays uniform in 0–10 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay_jitter: Option<Duration>,
     /// Receiver access-link delay, one value or one per flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_access_delay: Option<OneOrMany<Duration>>,
@@ -220,9 +224,17 @@ pub struct FlowParams {
     /// ECN-capable transport.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
-    /// Finite transfer size (payload); absent = long-lived.
+    /// Finite transfer size (payload; the mean with `size_dist = "exponential"`); absent = long-lived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
+    /// `fixed` or `exponential` transfer sizes (exponential: whole segments, geometric with
+    /// mean `size`/`mss`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_dist: Option<SizeDist>,
+    /// Start a new transfer, as a fresh connection, as soon as the previous one is acknowledged
+    /// (Morris 1999 Ch. 7's web-like repeated transfers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<bool>,
 
     // ---- UDP ----
     /// Sending rate (mean rate for Poisson).
@@ -249,4 +261,8 @@ pub struct OutputParams {
     /// Write `bottleneck.pcap` (headers only) of the forward bottleneck.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<bool>,
+    /// Count active flows at the forward bottleneck with a bit vector (Morris 1999 §6.1) and
+    /// record the estimate (`bits`, `t_clear`, `clearing`); FPQ queues always record theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_counter: Option<crate::metrics::flow_counter::FlowCounterParams>,
 }

@@ -8,6 +8,8 @@ use super::schema::*;
 use super::units::{Bytes, Duration};
 use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
+use crate::metrics::flow_counter::FlowCounterParams;
+use crate::traffic::transfers::Transfers;
 use crate::qdisc::{AnyQdisc, DropTailParams, FpqParams, RandomDropParams, RedParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
@@ -120,7 +122,11 @@ pub struct FlowSpec {
     pub class: u8,
     /// Variant name for the summary ("newreno", "cbr", ...).
     pub variant: &'static str,
+    /// TCP transfers drawn from a size distribution and/or repeated; `None` for a long-lived
+    /// flow or a single fixed-size transfer (`TcpConfig::transfer_bytes`).
+    pub transfers: Option<Transfers>,
 }
+
 
 /// Output options after validation.
 #[derive(Clone, Debug, PartialEq)]
@@ -131,6 +137,8 @@ pub struct OutputSpec {
     pub per_flow_timeseries: bool,
     /// Capture the forward bottleneck.
     pub pcap: bool,
+    /// A flow counter watching data arriving at the forward bottleneck.
+    pub flow_counter: Option<FlowCounterParams>,
 }
 
 /// A validated scenario, ready to build a world from.
@@ -207,6 +215,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto",
     "initial_rto", "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "size",
+    "size_dist", "repeat",
 ];
 const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
 
@@ -319,6 +328,24 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     })
 }
 
+/// The transfer plan of a TCP group with `size_dist` or `repeat`; `None` otherwise.
+fn transfer_plan(f: &mut FlowParams, cfg: &TcpConfig, path: &str) -> ConfigResult<Option<Transfers>> {
+    if f.size_dist.is_none() && f.repeat.is_none() {
+        return Ok(None);
+    }
+    let Some(Bytes(size)) = f.size else {
+        let key = if f.repeat.is_some() { "repeat" } else { "size_dist" };
+        return err(join(path, key), "needs size (the transfer size, or its mean with size_dist = \"exponential\")");
+    };
+    let dist = *f.size_dist.get_or_insert(SizeDist::Fixed);
+    let repeat = *f.repeat.get_or_insert(false);
+    let mean_segments = size as f64 / cfg.mss as f64;
+    if mean_segments < 1.0 {
+        return err(join(path, "size"), format!("must be at least one segment (mss = {}B) with size_dist or repeat, got {size}B", cfg.mss));
+    }
+    Ok(Some(Transfers { mean_segments, dist, repeat }))
+}
+
 fn variant_name(v: TcpVariant) -> &'static str {
     match v {
         TcpVariant::Tahoe => "tahoe",
@@ -400,8 +427,14 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             return err(join(&path, "start"), format!("must be earlier than run.duration ({duration}), got {start}"));
         }
         let class = f.class.unwrap_or(0);
+        let delay_jitter = f.access_delay_jitter.map(|d| d.0).unwrap_or(Dur::ZERO);
+        let mut transfers = None;
         let (kind, variant) = if is_tcp {
-            let cfg = tcp_config(f, &path)?;
+            let mut cfg = tcp_config(f, &path)?;
+            transfers = transfer_plan(f, &cfg, &path)?;
+            if transfers.is_some() {
+                cfg.transfer_bytes = None; // sizes are drawn per transfer, in whole segments
+            }
             let v = variant_name(cfg.variant);
             tcp_configs.push(cfg);
             (FlowKind::Tcp(tcp_configs.len() - 1), v)
@@ -420,14 +453,16 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             }
         };
         let mut jitter_rng = stream(seed, StreamId::Flow(u32::MAX - g as u32));
+        let mut delay_rng = stream(seed, StreamId::AccessDelay(g as u32));
         for i in 0..count {
             let offset = if jitter > Dur::ZERO { Dur(jitter_rng.gen_range(0..jitter.0)) } else { Dur::ZERO };
+            let extra_delay = if delay_jitter > Dur::ZERO { Dur(delay_rng.gen_range(0..delay_jitter.0)) } else { Dur::ZERO };
             let mut a = access;
             let mut r = receiver_access;
             if let Some(rate) = f.access_rate {
                 a.rate_bps = rate.0;
             }
-            a.delay = pick(&f.access_delay, i, Duration(a.delay)).0;
+            a.delay = pick(&f.access_delay, i, Duration(a.delay)).0 + extra_delay;
             r.delay = pick(&f.receiver_access_delay, i, Duration(r.delay)).0;
             flows.push(FlowSpec {
                 kind: kind.clone(),
@@ -439,6 +474,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                 receiver_access: r,
                 class,
                 variant,
+                transfers,
             });
         }
     }
@@ -451,7 +487,11 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         bin,
         per_flow_timeseries: *file.output.per_flow_timeseries.get_or_insert(n_flows <= 1000),
         pcap: *file.output.pcap.get_or_insert(false),
+        flow_counter: file.output.flow_counter.clone(),
     };
+    if let Some(fc) = &output.flow_counter {
+        fc.validate("output.flow_counter")?;
+    }
     let mut echo = serde_json::to_value(&file).expect("scenario serialises");
     echo["queue"] = queue.echo();
     echo["reverse_queue"] = reverse_queue.echo();

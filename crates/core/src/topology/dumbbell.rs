@@ -10,12 +10,14 @@
 //! and dequeue times. Sojourn is enqueue → start of transmission.
 
 use crate::engine::{stream, Dur, EventQueue, Rng, StreamId, Time};
+use crate::metrics::flow_counter::FlowCounter;
 use crate::metrics::pcap::PcapWriter;
 use crate::metrics::{Histogram, QueueMonitor};
 use crate::packet::{Packet, PacketKind};
 use crate::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, LinkSpec, Scenario};
+use crate::traffic::transfers::TransferRecord;
 use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{TcpReceiver, TcpSender, TcpSenderStats};
 use rand::Rng as _;
@@ -83,12 +85,16 @@ pub struct FlowCounters {
     pub delivered_at_warmup: u64,
     /// TCP sender counters at the warm-up instant.
     pub sender_at_warmup: TcpSenderStats,
+    /// The sender's cwnd integral at the warm-up instant, segment·ns.
+    pub cwnd_integral_at_warmup: f64,
     /// ACKs the TCP receiver had sent at the warm-up instant.
     pub acks_at_warmup: u64,
     /// One-way delay of data packets delivered after warm-up.
     pub delay: Histogram,
     /// When a finite transfer was completely acknowledged.
     pub completed_at: Option<Time>,
+    /// The transfer in progress (flows with a transfer plan): start, size, timeouts before it.
+    pub transfer: (Time, u32, u64),
 }
 
 struct Flow {
@@ -138,6 +144,11 @@ pub struct TimeSeries {
     pub reverse_queue_pkts: Vec<f64>,
     /// Per flow, goodput in each bin, bits/s (empty when disabled).
     pub flow_goodput_bps: Vec<Vec<f64>>,
+    /// Estimated active flows at the forward bottleneck (FPQ's count, or `output.flow_counter`);
+    /// empty when nothing counts.
+    pub flow_estimate: Vec<f64>,
+    /// Transfers that started after the warm-up and completed before the end.
+    pub transfers: Vec<TransferRecord>,
 }
 
 /// Why a run ended early.
@@ -158,6 +169,8 @@ pub struct World<'s> {
     series: TimeSeries,
     last_goodput: Vec<u64>,
     pcap: Option<PcapWriter<Box<dyn std::io::Write + Send>>>,
+    /// `output.flow_counter` and its random stream.
+    flow_counter: Option<(FlowCounter, Rng)>,
 }
 
 impl<'s> World<'s> {
@@ -233,6 +246,9 @@ impl<'s> World<'s> {
             },
             last_goodput: vec![0; n],
             pcap: None,
+            flow_counter: sc.output.flow_counter.as_ref().map(|p| {
+                (p.validate("output.flow_counter").expect("validated"), stream(sc.seed, StreamId::Queue(2)))
+            }),
         }
     }
 
@@ -277,6 +293,7 @@ impl<'s> World<'s> {
                     f.counters.delivered_at_warmup = delivered(&f.endpoint);
                     if let Endpoint::Tcp { sender, receiver, .. } = &f.endpoint {
                         f.counters.sender_at_warmup = *sender.stats();
+                        f.counters.cwnd_integral_at_warmup = sender.cwnd_integral(now);
                         f.counters.acks_at_warmup = receiver.stats().acks_sent;
                     }
                     self.last_goodput[i] = f.counters.delivered_at_warmup;
@@ -297,6 +314,12 @@ impl<'s> World<'s> {
             }
             return;
         }
+        if dir == 0 && pkt.kind != PacketKind::TcpAck {
+            if let Some((fc, rng)) = self.flow_counter.as_mut() {
+                fc.observe(pkt.flow, now, rng);
+            }
+        }
+        let link = &mut self.links[dir];
         let idle = link.busy_until <= now && !link.tx_done_pending;
         if idle && !link.idle_reported {
             // The link went idle at `busy_until` with nothing queued; without a TxDone event
@@ -452,7 +475,28 @@ impl<'s> World<'s> {
                 let cfg = &sc.tcp_configs[*cfg as usize];
                 sender.on_ack(cfg, now, &pkt, &mut self.tx_buf);
                 if sender.is_complete() && flow.counters.completed_at.is_none() {
-                    flow.counters.completed_at = Some(now);
+                    match sc.flows[f].transfers {
+                        Some(plan) => {
+                            let (start, segments, timeouts_before) = flow.counters.transfer;
+                            if start >= sc.warmup {
+                                self.series.transfers.push(TransferRecord {
+                                    flow: f as u32,
+                                    start,
+                                    end: now,
+                                    segments,
+                                    timeouts: (sender.stats().timeouts - timeouts_before) as u32,
+                                });
+                            }
+                            if plan.repeat {
+                                let segments = plan.draw_segments(&mut flow.rng);
+                                flow.counters.transfer = (now, segments, sender.stats().timeouts);
+                                sender.begin_transfer(cfg, now, segments, &mut self.tx_buf);
+                            } else {
+                                flow.counters.completed_at = Some(now);
+                            }
+                        }
+                        None => flow.counters.completed_at = Some(now),
+                    }
                 }
                 self.transmit(now, f, true);
                 self.arm_sender_timer(f);
@@ -476,7 +520,15 @@ impl<'s> World<'s> {
         flow.active = true;
         match &mut flow.endpoint {
             Endpoint::Tcp { cfg, sender, .. } => {
-                sender.start(&sc.tcp_configs[*cfg as usize], now, &mut self.tx_buf);
+                let cfg = &sc.tcp_configs[*cfg as usize];
+                match sc.flows[f].transfers {
+                    Some(plan) => {
+                        let segments = plan.draw_segments(&mut flow.rng);
+                        flow.counters.transfer = (now, segments, 0);
+                        sender.begin_transfer(cfg, now, segments, &mut self.tx_buf);
+                    }
+                    None => sender.start(cfg, now, &mut self.tx_buf),
+                }
                 self.transmit(now, f, true);
                 self.arm_sender_timer(f);
             }
@@ -564,6 +616,10 @@ impl<'s> World<'s> {
         s.queue_bytes.push(q.len_bytes() as f64);
         s.queue_avg.push(q.average().unwrap_or(f64::NAN));
         s.reverse_queue_pkts.push(self.links[1].qdisc.len_packets() as f64);
+        let estimate = self.links[0].qdisc.flow_estimate().or(self.flow_counter.as_ref().map(|(fc, _)| fc.estimate()));
+        if let Some(e) = estimate {
+            s.flow_estimate.push(e);
+        }
         if !s.flow_goodput_bps.is_empty() {
             for (i, f) in self.flows.iter().enumerate() {
                 let d = delivered(&f.endpoint);
@@ -607,6 +663,8 @@ impl<'s> World<'s> {
                             "acks_sent": receiver.stats().acks_sent - c.acks_at_warmup,
                             "delivered_bytes": delivered(&f.endpoint),
                             "completion_s": c.completed_at.map(|t| (t.0 - spec.start.0) as f64 * 1e-9),
+                            "timeout_wait_s": (st.timeout_wait_ns - before.timeout_wait_ns) as f64 * 1e-9,
+                            "mean_cwnd_segments": (sender.cwnd_integral(end) - c.cwnd_integral_at_warmup) / (span_s * 1e9),
                         }),
                     )
                 }
@@ -665,6 +723,9 @@ impl<'s> World<'s> {
                 "p99_sojourn_s": link.monitor.sojourn.quantile_s(0.99),
                 "utilization": link.monitor.busy_ns as f64 * 1e-9 / span_s,
             }));
+            if dir == 0 {
+                queues_json[0]["mean_flow_estimate"] = mean_after(&self.series.time_s, &self.series.flow_estimate, sc.warmup).into();
+            }
         }
         let forward_goodputs: Vec<f64> = goodputs
             .iter()
@@ -691,6 +752,13 @@ impl<'s> World<'s> {
         let pcap = self.pcap.take().map(|w| w.finish());
         (summary, self.series, pcap)
     }
+}
+
+/// Mean of the samples taken after `warmup` (`None` when there are none).
+fn mean_after(times_s: &[f64], values: &[f64], warmup: Time) -> Option<f64> {
+    let w = warmup.as_secs_f64();
+    let kept: Vec<f64> = times_s.iter().zip(values).filter(|(t, _)| **t > w).map(|(_, v)| *v).collect();
+    (!kept.is_empty()).then(|| kept.iter().sum::<f64>() / kept.len() as f64)
 }
 
 fn delivered(e: &Endpoint) -> u64 {

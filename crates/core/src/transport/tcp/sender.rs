@@ -30,7 +30,7 @@ use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
 /// Sender counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TcpSenderStats {
     /// Data segments transmitted, retransmissions included.
     pub segments_sent: u64,
@@ -44,6 +44,11 @@ pub struct TcpSenderStats {
     pub ecn_reductions: u64,
     /// RTT samples taken.
     pub rtt_samples: u64,
+    /// Time spent waiting for retransmission timeouts that expired: for each expiry, the time
+    /// since the timer was last (re)started (Morris 1999's "time in timeout", spec seed004 §4).
+    pub timeout_wait_ns: u64,
+    /// Integral of cwnd over time since `start`, segment·nanoseconds (time-average window).
+    pub cwnd_seg_ns: f64,
 }
 
 /// A TCP sender. Sequence numbers count segments.
@@ -73,6 +78,10 @@ pub struct TcpSender {
     timed: Option<(u32, Time)>,
     /// Retransmission timer deadline, `Time::NEVER` when stopped.
     rto_at: Time,
+    /// When the retransmission timer was last started.
+    rto_armed_at: Time,
+    /// `stats.cwnd_seg_ns` covers time up to here.
+    integrated_to: Time,
     /// ECN: no further reduction until `snd_una` passes this (once per window, RFC 3168 §6.1.2).
     ecn_recover: u32,
     /// ECN: set CWR on the next new segment.
@@ -101,6 +110,8 @@ impl TcpSender {
             rtt: RttEstimator::default(),
             timed: None,
             rto_at: Time::NEVER,
+            rto_armed_at: Time::ZERO,
+            integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
             scoreboard: None,
@@ -111,11 +122,44 @@ impl TcpSender {
 
     /// Starts the connection (no handshake is modelled): sends the initial window.
     pub fn start(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.integrated_to = now;
         self.send_new(cfg, now, out);
+    }
+
+    /// Starts a transfer of `segments` full segments as a fresh connection once the previous
+    /// one is complete (ns' agent `reset`, Morris 1999 Ch. 7): initial window and ssthresh, RTT
+    /// estimator forgotten (RTO back to `initial_rto`), no recovery state. Sequence numbers
+    /// continue, so the receiver needs no reset; counters and integrals carry on.
+    pub fn begin_transfer(&mut self, cfg: &TcpConfig, now: Time, segments: u32, out: &mut Vec<Packet>) {
+        debug_assert!(self.snd_una == self.snd_max, "previous transfer complete");
+        self.integrate(now);
+        let fresh = TcpSender::new(self.flow, cfg);
+        *self = TcpSender {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_una,
+            snd_max: self.snd_una,
+            recover: self.snd_una,
+            high_rxt: self.snd_una,
+            ecn_recover: self.snd_una,
+            data_end: self.snd_una + segments.max(1),
+            integrated_to: now,
+            stats: self.stats,
+            ..fresh
+        };
+        self.send_new(cfg, now, out);
+    }
+
+    /// Adds cwnd × (now − last event) to the window integral.
+    fn integrate(&mut self, now: Time) {
+        if self.integrated_to != Time::NEVER && now > self.integrated_to {
+            self.stats.cwnd_seg_ns += self.cwnd * (now.0 - self.integrated_to.0) as f64;
+            self.integrated_to = now;
+        }
     }
 
     /// Handles an arriving ACK.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
+        self.integrate(now);
         let sack_recovery = cfg.variant == TcpVariant::Sack;
         if sack_recovery && ack.sack_len > 0 {
             let una = self.snd_una.max(ack.ack);
@@ -270,7 +314,9 @@ impl TcpSender {
         if now < self.rto_at || self.snd_una >= self.snd_max {
             return;
         }
+        self.integrate(now);
         self.stats.timeouts += 1;
+        self.stats.timeout_wait_ns += now.0 - self.rto_armed_at.0;
         let flight = (self.snd_max - self.snd_una) as f64;
         self.ssthresh = (flight / 2.0).max(2.0); // RFC 5681 (4)
         self.cwnd = 1.0; // RFC 5681 §3.1: loss window
@@ -359,6 +405,7 @@ impl TcpSender {
             at = Time(at.0.div_ceil(g) * g);
         }
         self.rto_at = at;
+        self.rto_armed_at = now;
     }
 
     /// When `on_timer` should next be called.
@@ -399,6 +446,12 @@ impl TcpSender {
     /// The retransmission timeout the sender would arm now.
     pub fn rto(&self, cfg: &TcpConfig) -> Dur {
         self.rtt.rto(cfg)
+    }
+
+    /// The cwnd integral from `start` to `now` (≥ the last event), segment·nanoseconds.
+    pub fn cwnd_integral(&self, now: Time) -> f64 {
+        let open = if self.integrated_to != Time::NEVER { now.0.saturating_sub(self.integrated_to.0) } else { 0 };
+        self.stats.cwnd_seg_ns + self.cwnd * open as f64
     }
 
     /// Smoothed RTT, once measured.

@@ -395,5 +395,7 @@ fn per_flow_state_stays_small() {
     // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
     let sender = std::mem::size_of::<TcpSender>();
     let receiver = std::mem::size_of::<TcpReceiver>();
-    assert!(sender <= 176 && receiver <= 96, "sender {sender} B, receiver {receiver} B"); // 168 and 80 today
+    // 200 and 80 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
+    // Morris 1999's metrics need); a guard against accidental growth, not a tight budget.
+    assert!(sender <= 208 && receiver <= 96, "sender {sender} B, receiver {receiver} B");
 }
