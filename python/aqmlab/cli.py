@@ -125,5 +125,39 @@ def qdiscs(as_json: bool) -> None:
         click.echo()
 
 
+@cli.group()
+def repro() -> None:
+    """Reproduce a thesis's experiments: figures and a claims report."""
+
+
+@repro.command("fpq")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/fpq"),
+              show_default=True, help="Directory for report.md, figures and CSV tables.")
+@click.option("--quick", is_flag=True, help="100 s runs, fewer points, one seed: a few minutes on 2 cores.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
+@click.option("--only", multiple=True, help="Run only this experiment (repeatable): "
+              "single_flow, tail_drop, red_sweeps, fpq_validation, t_clear_sweep, ppf_sweep, delay_analysis.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def repro_fpq(out: Path, quick: bool, jobs: int | None, only: tuple[str, ...], quiet: bool) -> None:
+    """Morris 1999, Scalable TCP Congestion Control (FPQ): loss vs flows, RED rules, FPQ, delays."""
+    from .repro import fpq
+
+    known = [fn.__name__ for _, fn in fpq.EXPERIMENTS]
+    unknown = [x for x in only if x not in known]
+    if unknown:
+        _fail(f"--only {unknown[0]!r} is not an experiment; allowed: {', '.join(known)}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".aqmlab-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        _fail(f"--out {out}: cannot write there ({e.strerror})")
+    claims = fpq.reproduce(out, quick=quick, workers=jobs, quiet=quiet, only=list(only) or None)
+    held = sum(c.holds is True for c in claims)
+    failed = sum(c.holds is False for c in claims)
+    click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")
+
+
 if __name__ == "__main__":
     main()

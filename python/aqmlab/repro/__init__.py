@@ -1,0 +1,1 @@
+"""Reproductions of the seed theses: `aqmlab repro <thesis>` (see docs/repro/)."""

@@ -1,0 +1,97 @@
+"""Machinery every thesis reproduction shares: running many scenarios in parallel, claims with
+verdicts, and the markdown report.
+
+Runs go to a thread pool: the native simulator releases the GIL for the whole run, so threads give
+one core per run without pickling scenarios or results between processes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from tqdm import tqdm
+
+from .. import api
+
+__all__ = ["Claim", "Job", "run_jobs", "claims_table", "fmt"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One simulation: a scenario dict plus labels identifying it in the results."""
+
+    scenario: dict[str, Any]
+    labels: dict[str, Any]
+
+
+def run_jobs(jobs: list[Job], extract: Callable[[api.Result], dict[str, Any]], *, workers: int | None = None,
+             desc: str = "runs", quiet: bool = False) -> list[dict[str, Any]]:
+    """Runs every job (in parallel over `workers` threads, default: all cores) and returns, in job
+    order, `labels | extract(result) | {"wall_s": ...}` per job."""
+    workers = workers or os.cpu_count() or 1
+
+    def one(job: Job) -> dict[str, Any]:
+        res = api.run(job.scenario)
+        return {**job.labels, **extract(res), "wall_s": res.wall_seconds}
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        it = pool.map(one, jobs)
+        return list(tqdm(it, total=len(jobs), desc=desc, unit="run", disable=quiet, leave=False))
+
+
+@dataclass
+class Claim:
+    """One statement of a thesis and what we measured for it.
+
+    `holds` is True, False, or None when the comparison is only shown (no pass/fail criterion
+    can be stated honestly, e.g. a figure whose data the thesis does not give).
+    """
+
+    ident: str
+    source: str
+    statement: str
+    thesis: str
+    ours: str
+    holds: bool | None
+    why: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return {True: "holds", False: "does not hold", None: "shown"}[self.holds]
+
+
+def claims_table(claims: Iterable[Claim]) -> str:
+    """The claims as a markdown table."""
+    rows = ["| # | source | claim | thesis | ours | verdict | why |", "|---|---|---|---|---|---|---|"]
+    for c in claims:
+        cells = [c.ident, c.source, c.statement, c.thesis, c.ours, f"**{c.verdict}**", c.why]
+        rows.append("| " + " | ".join(x.replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
+    return "\n".join(rows)
+
+
+def fmt(x: float, digits: int = 3) -> str:
+    """A number with `digits` significant digits, or '–' for NaN/None."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}g}"
+
+
+@dataclass
+class Timer:
+    """Wall time of a reproduction."""
+
+    started: float = field(default_factory=time.perf_counter)
+
+    def minutes(self) -> float:
+        return (time.perf_counter() - self.started) / 60
+
+
+def ensure_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
