@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from .. import api
 
-__all__ = ["Claim", "Job", "run_jobs", "claims_table", "fmt"]
+__all__ = ["Claim", "Job", "run_jobs", "claims_table", "claim_notes", "fmt"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,8 @@ class Claim:
     ours: str
     holds: bool | None
     why: str = ""
+    #: Investigation, shown below the table (required in spirit for every claim that does not hold).
+    note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -73,6 +75,11 @@ def claims_table(claims: Iterable[Claim]) -> str:
         cells = [c.ident, c.source, c.statement, c.thesis, c.ours, f"**{c.verdict}**", c.why]
         rows.append("| " + " | ".join(x.replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
     return "\n".join(rows)
+
+
+def claim_notes(claims: Iterable[Claim]) -> str:
+    """The investigation notes of the claims that have one, as a markdown list."""
+    return "\n".join(f"* **{c.ident}** ({c.verdict}): {c.note}" for c in claims if c.note)
 
 
 def fmt(x: float, digits: int = 3) -> str:

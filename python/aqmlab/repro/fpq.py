@@ -26,7 +26,7 @@ import pandas as pd  # noqa: E402
 
 from ..models import fpq as model  # noqa: E402
 from . import fpq_scenarios as S  # noqa: E402
-from .common import Claim, Job, Timer, claims_table, ensure_dir, fmt, run_jobs  # noqa: E402
+from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, run_jobs  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +139,9 @@ def single_flow(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     mid = t[(t["l"] >= 0.005) & (t["l"] <= 0.05)]
     ratio = float((mid["cwnd"] / mid["eq51"]).mean())
     r = df[df["variant"] == "reno"].set_index("l")["cwnd"]
-    tahoe_reno = float((t.set_index("l")["cwnd"] / r - 1).abs().max())
+    diff = (t.set_index("l")["cwnd"] / r - 1).abs()
+    tahoe_reno = float(diff.max())
+    reno_ratio = float((r[(r.index >= 0.005) & (r.index <= 0.05)] / mid.set_index("l")["eq51"]).mean())
     valid = t[(t["l"] >= 0.01) & (t["l"] <= 0.03)]
     o_ratio = valid["timeouts_per_pkt"] / valid["eq53"]
     big_o_ratio = valid["time_in_timeout"] / valid["eq54"]
@@ -148,7 +150,12 @@ def single_flow(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
               "sim ≈ 0.8 × Eq 5.1", f"sim = {ratio:.2f} × Eq 5.1 (mean, 0.5 %–5 % loss)", 0.7 <= ratio <= 0.9,
               "criterion: ratio in [0.7, 0.9]"),
         Claim("5.1b", "Fig 5.1", "Tahoe and Reno give nearly identical window curves", "nearly identical",
-              f"largest difference {tahoe_reno:.0%}", tahoe_reno <= 0.15, "criterion: ≤ 15 % at every loss rate"),
+              f"largest difference {tahoe_reno:.0%}", tahoe_reno <= 0.15, "criterion: ≤ 15 % at every loss rate",
+              note="Tahoe/Reno window difference by loss rate: " + ", ".join(f"{l:g}: {d:.0%}" for l, d in diff.items())
+              + f". Reno's time-averaged window sits at {reno_ratio:.2f} × Eq 5.1, Tahoe's at {ratio:.2f} ×: after each fast "
+              "retransmit Tahoe restarts from one segment and slow-starts back, Reno halves. The gap is largest where "
+              "windows are large (low loss) and shrinks where the thesis looked (small windows); the thesis's claim "
+              "holds there, not at every loss rate."),
         Claim("5.2", "Fig 5.2, Eq 5.3", "timeouts per packet follow l(1 − (1 − l)^13) where windows exceed 4",
               "agreement (no numbers)", "sim/model = " + ", ".join(f"{x:.2f}" for x in o_ratio) + " at l = 1–3 %",
               bool(((o_ratio > 0.5) & (o_ratio < 2)).all()), "criterion: within a factor 2 at 1 %–3 % loss"),
@@ -342,15 +349,27 @@ def fpq_validation(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     big = df[df["n"] >= 100]
     q_ratio = big["queue"] / big["target_q"]
     large = df[df["n"] >= 400]
+    est = df[df["n"] <= 400]
     claims = [
+        Claim("6.1", "Sec. 6.1, Fig 6.5", "the bit-vector count tracks the number of active flows", "(no figure of f itself)",
+              "mean estimate / true: " + ", ".join(f"{f / n:.2f}" for n, f in zip(df["n"], df["flow_estimate"])),
+              bool(((est["flow_estimate"] / est["n"] - 1).abs() < 0.1).all()),
+              "criterion: within 10 % while v_max ≥ 5f and the RTT is well below t_clear (n ≤ 400)"),
         Claim("6.5", "Fig 6.5", "FPQ's average queue grows with the flows, close to 5f and slightly below it",
               "close to, slightly below 5f", "queue/target = " + ", ".join(f"{r:.2f}" for r in q_ratio) + f" at n = {list(big['n'])}",
-              bool(((q_ratio > 0.7) & (q_ratio <= 1.02)).all()), "criterion: 0.7–1.02 of the target for n ≥ 100"),
+              bool(((q_ratio > 0.7) & (q_ratio <= 1.02)).all()), "criterion: 0.7–1.02 of the target for n ≥ 100",
+              note="The counter's mean estimate is " + ", ".join(f"{f:.0f} of {n}" for n, f in zip(df["n"], df["flow_estimate"]))
+              + ". It falls behind at large n because the round trip grows with the queue (≈ "
+              + f"{0.1 + df['queue'].iloc[-1] / S.PPS:.1f} s at {df['n'].iloc[-1]} flows) towards t_clear = 4 s, so bits of slow or "
+              "timed-out flows are cleared before their next packet (§6.1: t_clear must exceed the largest RTT). RED then "
+              "settles where TCP's loss matches the larger queue, which lands the average near 5n anyway, with loss above the 1.6 % target."),
         Claim("6.6", "Fig 6.6", "counting the 217 packets on the links, packets per flow stay close to 5 across flow counts",
               "≈ 5", ", ".join(f"{x:.1f}" for x in big["ppf_total"]) + f" at n = {list(big['n'])}",
-              bool(((big["ppf_total"] > 4) & (big["ppf_total"] < 6)).all()),
-              "criterion: 4–6 for n ≥ 100. Note: FPQ's own target gives (5n + 217)/n, i.e. "
-              + ", ".join(f"{(5 * n + 217) / n:.1f}" for n in big["n"][:2]) + " at the smallest counts"),
+              bool(((big["ppf_total"] > 4) & (big["ppf_total"] < 6)).all()), "criterion: 4–6 for n ≥ 100",
+              note="FPQ's own target is q = 5f, so (q + 217)/f = 5 + 217/f: "
+              + ", ".join(f"{(5 * n + 217) / n:.1f} at {n}" for n in big["n"][:3])
+              + ". The measured values follow that target (slightly below it, as the thesis says); 'close to 5' is reached "
+              "only where 217/f is small, i.e. from a few hundred flows on."),
         Claim("6.7a", "Fig 6.7", "the drop rate approaches the 1.6 % target at large flow counts", "≈ 1.6 %",
               ", ".join(f"{x:.2%}" for x in large["loss"]) + f" at n = {list(large['n'])}",
               bool(((large["loss"] > 0.008) & (large["loss"] < 0.024)).all()), "criterion: 0.8 %–2.4 % for n ≥ 400"),
@@ -462,9 +481,22 @@ def ppf_sweep(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
         Claim("7.2d", "Fig 7.2", "average queue at PPF 1, 3, 5, 7", "270, 890, 1120, 1210 packets",
               ", ".join(f"{x:.0f}" for x in d["queue"]), None, "shown: the thesis's FPQ loss target for PPF ≠ 5 is unknown"),
         Claim("7.1", "Fig 7.1", "with PPF 3 about 65 % of transfers complete without a timeout", "≈ 65 %",
-              f"{d.loc[3, 'no_timeout']:.0%}", bool(0.5 <= d.loc[3, "no_timeout"] <= 0.8), "criterion: 50 %–80 %"),
+              f"{d.loc[3, 'no_timeout']:.0%}", bool(0.5 <= d.loc[3, "no_timeout"] <= 0.8), "criterion: 50 %–80 %",
+              note=_timeout_note(d.loc[3, "loss"], d.loc[3, "no_timeout"])),
     ]
     return df, claims
+
+
+def _timeout_note(loss: float, no_timeout: float) -> str:
+    clean = (1 - loss) ** 20
+    rescued = (no_timeout - clean) / (1 - clean)
+    return (f"Our loss rate at PPF 3 is {loss:.1%}, as in the thesis (2.4 %). A 20-packet transfer then sees no loss with "
+            f"probability (1 − l)^20 = {clean:.0%}, close to the thesis's 65 %: in ns-1.4 almost every transfer that lost a "
+            f"packet timed out. In ours {rescued:.0%} of the transfers that lost packets finished without a timeout, "
+            "i.e. fast retransmit recovered them. With windows of 1–6 segments, whether three duplicate ACKs arrive depends "
+            "on details ns-1.4 does not document here (its Tahoe's dupack handling and the delayed-ACK sink's response to "
+            "out-of-order data); we have not pinned down which. Loss, queue and delay statistics of the same runs agree "
+            "with Fig. 7.2.")
 
 
 # ---- Ch. 7: FPQ against RED217 with exponential transfers (Figs. 7.4–7.12) ----
@@ -476,7 +508,7 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     jobs = [Job(p.scenario(n, q, seed, transfers=exp20), {"queue_kind": k, "n": n, "seed": seed})
             for k, q in queues.items() for n in ns for seed in p.seeds]
     raw = _run(p, jobs, "Figs 7.4-7.12")
-    rows, dists = [], {}
+    rows, dists, by_size = [], {}, {}
     for (k, n), g in raw.groupby(["queue_kind", "n"]):
         tr = np.concatenate(list(g["transfers"]))
         seg, delay = tr[:, 0], tr[:, 1]
@@ -489,10 +521,12 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
             row[f"ratio_{size}"] = row[f"p95_{size}"] / row[f"p5_{size}"]
             if n == 661:
                 dists[(k, size)] = np.sort(d)
+        if n == 661:
+            by_size[k] = pd.Series(delay).groupby(seg).agg(["mean", "count"])
         rows.append(row)
     df = pd.DataFrame(rows)
 
-    fig, ax = plt.subplots(2, 3, figsize=(16, 9))
+    fig, ax = plt.subplots(2, 4, figsize=(21, 9))
     for k, mk in (("FPQ", "o"), ("RED217", "s")):
         d = df[df["queue_kind"] == k]
         ax[0][0].plot(d["n"], d["goodput_bps"] / 1e6, mk + "-", label=k)
@@ -514,9 +548,16 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     ax[1][0].set(xlabel="transfer time (s)", ylabel="CDF", title="Fig 7.9 (661 flows, 20 packets)")
     ax[1][1].set(xlabel="flows", ylabel="transfer time (s)", title="Fig 7.10 (20 packets)")
     ax[1][2].set(xlabel="flows", ylabel="95th / 5th percentile", title="Figs 7.11, 7.12")
+    for k, t in by_size.items():
+        t = t[(t["count"] >= 20) & (t.index <= 80)]
+        ax[0][3].plot(t.index, t["mean"], "o-" if k == "FPQ" else "s-", ms=3, label=k)
+    ax[0][3].plot(np.arange(1, 81), np.arange(1, 81) * S.PACKET_BITS / (S.LINK_BPS / 661), "r--", label="fair share")
+    ax[0][3].set(xlabel="transfer size (packets)", ylabel="average transfer time (s)", title="Fig 7.8 (661 flows)")
+    ax[1][3].axis("off")
     for row in ax:
         for a in row:
-            a.legend(fontsize=7)
+            if a.get_legend_handles_labels()[0]:
+                a.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / FIGURES["delay_analysis"], dpi=100)
     plt.close(fig)
@@ -531,6 +572,11 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     widens = bool(gap.iloc[-1] > gap.iloc[0]) if len(gap) > 1 else None
     d20 = dists.get(("FPQ", 20), np.array([]))
     tight = float(np.mean(np.abs(d20 / np.median(d20) - 1) < 0.2)) if len(d20) else float("nan")
+    bias = None
+    if "FPQ" in by_size and "RED217" in by_size:
+        rel = (by_size["FPQ"]["mean"] / by_size["RED217"]["mean"]).dropna()
+        short_rel, long_rel = float(rel[rel.index <= 10].mean()), float(rel[(rel.index >= 40) & (rel.index <= 80)].mean())
+        bias = (short_rel, long_rel)
     short_worse = bool((f.loc[loaded, "short_delay"] > r.loc[loaded, "short_delay"]).mean() > 0.5)
     long_worse = bool((r.loc[loaded, "long_delay"] > f.loc[loaded, "long_delay"]).mean() > 0.5)
     claims = [
@@ -544,7 +590,12 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
             Claim("7.9a", "Fig 7.9, Sec. 7.3", "at 661 flows FPQ's loss is about 1 % and RED217's about 9 %", "≈ 1 % vs ≈ 9 %",
                   f"{f.loc[661, 'loss']:.1%} vs {r.loc[661, 'loss']:.1%}",
                   bool(0.005 <= f.loc[661, "loss"] <= 0.02 and 0.05 <= r.loc[661, "loss"] <= 0.13),
-                  "criterion: FPQ 0.5 %–2 %, RED217 5 %–13 %"),
+                  "criterion: FPQ 0.5 %–2 %, RED217 5 %–13 %",
+                  note=f"RED217 loses {r.loc[661, 'loss']:.1%} here against the thesis's ≈ 9 % (its estimate: just under 2 losses "
+                  "per 20-packet transfer at 600 flows). FPQ matches. We have not found the cause of RED217's higher loss; "
+                  "candidates are ns-1.4's exact RED averaging (per-arrival EWMA with its idle decay) and Tahoe's behaviour "
+                  "at windows of about 2, where every detail of dupack and timeout handling changes how many packets a "
+                  "loss episode costs."),
             Claim("7.9b", "Fig 7.9", "about 80 % of FPQ's 20-packet transfers take almost exactly the fair time (a tight mode)",
                   "≈ 80 % clustered", f"{tight:.0%} within ±20 % of the median ({np.median(d20):.1f} s; fair {fair20:.1f} s)",
                   bool(tight >= 0.6), "criterion: ≥ 60 % within ±20 % of the median"),
@@ -559,6 +610,10 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
               + "; 40 pkts: " + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(f["ratio_40"], r["ratio_40"])) + " (FPQ/RED217)",
               bool((f["ratio_10"] < r["ratio_10"]).mean() > 0.5 and (f["ratio_40"] < r["ratio_40"]).mean() > 0.5),
               "criterion: FPQ lower at most loads for both sizes"),
+        Claim("7.8", "Fig 7.8", "at 661 flows FPQ is biased in favour of long transfers compared with RED217",
+              "FPQ relatively better for long transfers",
+              f"FPQ/RED217 delay: {bias[0]:.2f} for ≤ 10 packets, {bias[1]:.2f} for 40–80 packets" if bias else "no data",
+              (bias[1] < bias[0]) if bias else None, "criterion: the FPQ/RED217 delay ratio is lower for long transfers"),
         Claim("7.7", "Fig 7.7", "FPQ hurts short transfers (< 20 packets) more, RED217 long ones (≥ 20 packets)",
               "as stated", f"short slower under FPQ: {short_worse}; long slower under RED217: {long_worse} (n ≥ 300)",
               short_worse and long_worse, "criterion: both at most loads n ≥ 300"),
@@ -614,6 +669,10 @@ def write_report(out: Path, p: Plan, sections, claims: list[Claim], minutes: flo
         "## Claims",
         "",
         claims_table(claims),
+        "",
+        "## Notes on the claims",
+        "",
+        claim_notes(claims),
         "",
     ]
     for title, name, df, cl, mins in sections:
