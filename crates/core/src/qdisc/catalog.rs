@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{DropTailParams, FpqParams, RandomDropParams, RedParams};
+use super::{DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, RandomDropParams, RedParams, RioParams};
 
 fn defaults<T: DeserializeOwned + Serialize>() -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -22,6 +22,26 @@ pub fn catalog() -> Value {
             "source": "Parris 2001 Fig. 3.4; specs/seed000-cbt-algorithms.md §2.1",
             "params": defaults::<DropTailParams>(),
             "docs": {"limit": "packets (integer), bytes (\"150KB\") or \"none\""},
+        },
+        {
+            "kind": "drop-front",
+            "aliases": ["drop_front"],
+            "summary": "drop-front on full: discard the head packet, queue the arrival",
+            "source": "Parris 2001 Sec. III.2.1; Lakshman et al. 1996; specs/seed000-cbt-algorithms.md §2.1",
+            "params": defaults::<DropFrontParams>(),
+            "docs": {"limit": "packets (integer) or bytes (\"150KB\")"},
+        },
+        {
+            "kind": "early-random-drop",
+            "aliases": ["early_random_drop"],
+            "summary": "Early Random Drop: drop arrivals with fixed probability while the instantaneous queue exceeds a threshold",
+            "source": "Hashem 1989; Parris 2001 Sec. III.2.1; specs/seed000-cbt-algorithms.md §2.1",
+            "params": defaults::<EarlyRandomDropParams>(),
+            "docs": {
+                "limit": "buffer limit: packets, bytes or \"none\"",
+                "threshold": "drop early while more than this many packets wait (below limit)",
+                "drop_p": "drop probability above the threshold, in (0, 1]",
+            },
         },
         {
             "kind": "random-drop",
@@ -51,6 +71,24 @@ pub fn catalog() -> Value {
                 "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",
                 "ecn": "mark ECN-capable packets instead of early-dropping them",
                 "mean_packet_size": "mean packet size for idle-time decay and byte mode; alias avpkt",
+            },
+        },
+        {
+            "kind": "rio",
+            "aliases": [],
+            "summary": "RED with In and Out: In packets tested on the In occupancy, Out packets on the whole queue",
+            "source": "Clark & Fang 1998; Parris 2001 Sec. III.2.3.3; specs/seed000-cbt-algorithms.md §2.4",
+            "params": defaults::<RioParams>(),
+            "docs": {
+                "limit": "hard limit: packets, bytes or \"none\"",
+                "in_tags": "class tags (flows' `class`) that are In profile",
+                "in": "{ min_th, max_th, max_p } of the In test, on the average of In packets queued",
+                "out": "{ min_th, max_th, max_p } of the Out test, on the average of the whole queue",
+                "weight": "EWMA weight of both averages, in (0, 1]",
+                "variant": "documented | altq | ns2 (see red)",
+                "wait": "ns-2 wait_ for both tests",
+                "mean_packet_size": "for the idle-time decay",
+                "protected_pkts": "no drop while at most this many packets are queued",
             },
         },
         {

@@ -8,20 +8,26 @@
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
 pub mod catalog;
+pub mod drop_front;
 pub mod droptail;
+pub mod early_random_drop;
 pub mod fpq;
 pub mod random_drop;
 pub mod red;
 pub mod red_core;
+pub mod rio;
 
 use crate::engine::{Rng, Time};
 use crate::packet::Packet;
 
 pub use catalog::catalog;
+pub use drop_front::{DropFront, DropFrontParams};
 pub use droptail::{DropTail, DropTailParams};
+pub use early_random_drop::{EarlyRandomDrop, EarlyRandomDropParams};
 pub use fpq::{Fpq, FpqParams};
 pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
+pub use rio::{Rio, RioParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,21 +135,30 @@ pub trait Qdisc {
 pub enum AnyQdisc {
     /// Drop-tail FIFO.
     DropTail(DropTail),
+    /// Drop-front on full.
+    DropFront(DropFront),
+    /// Early Random Drop.
+    EarlyRandomDrop(EarlyRandomDrop),
     /// Random drop on full.
     RandomDrop(RandomDrop),
     /// Random Early Detection.
     Red(Red),
     /// Flow-Proportional Queuing.
     Fpq(Fpq),
+    /// RED with In and Out.
+    Rio(Rio),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::DropTail($q) => $e,
+            AnyQdisc::DropFront($q) => $e,
+            AnyQdisc::EarlyRandomDrop($q) => $e,
             AnyQdisc::RandomDrop($q) => $e,
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Fpq($q) => $e,
+            AnyQdisc::Rio($q) => $e,
         }
     };
 }

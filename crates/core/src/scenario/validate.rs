@@ -10,7 +10,9 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
-use crate::qdisc::{AnyQdisc, DropTailParams, FpqParams, RandomDropParams, RedParams};
+use crate::qdisc::{
+    AnyQdisc, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, RandomDropParams, RedParams, RioParams,
+};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
 
@@ -32,43 +34,58 @@ pub struct LinkSpec {
 pub enum QueueSpec {
     /// `kind = "droptail"`
     DropTail(DropTailParams),
+    /// `kind = "drop-front"`
+    DropFront(DropFrontParams),
+    /// `kind = "early-random-drop"`
+    EarlyRandomDrop(EarlyRandomDropParams),
     /// `kind = "random-drop"`
     RandomDrop(RandomDropParams),
     /// `kind = "red"`
     Red(RedParams),
     /// `kind = "fpq"`
     Fpq(FpqParams),
+    /// `kind = "rio"`
+    Rio(RioParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
-pub const QDISC_KINDS: &[&str] = &["droptail", "random-drop", "red", "fpq"];
+pub const QDISC_KINDS: &[&str] = &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fpq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
     pub fn build(&self, path: &str, rate_bps: f64) -> ConfigResult<AnyQdisc> {
         Ok(match self {
             QueueSpec::DropTail(p) => AnyQdisc::DropTail(p.validate(path)?),
+            QueueSpec::DropFront(p) => AnyQdisc::DropFront(p.validate(path)?),
+            QueueSpec::EarlyRandomDrop(p) => AnyQdisc::EarlyRandomDrop(p.validate(path)?),
             QueueSpec::RandomDrop(p) => AnyQdisc::RandomDrop(p.validate(path)?),
             QueueSpec::Red(p) => AnyQdisc::Red(p.validate(path, rate_bps)?),
             QueueSpec::Fpq(p) => AnyQdisc::Fpq(p.validate(path, rate_bps)?),
+            QueueSpec::Rio(p) => AnyQdisc::Rio(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
     pub fn kind(&self) -> &'static str {
         match self {
             QueueSpec::DropTail(_) => "droptail",
+            QueueSpec::DropFront(_) => "drop-front",
+            QueueSpec::EarlyRandomDrop(_) => "early-random-drop",
             QueueSpec::RandomDrop(_) => "random-drop",
             QueueSpec::Red(_) => "red",
             QueueSpec::Fpq(_) => "fpq",
+            QueueSpec::Rio(_) => "rio",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
     pub fn echo(&self) -> serde_json::Value {
         let mut v = match self {
             QueueSpec::DropTail(p) => serde_json::to_value(p),
+            QueueSpec::DropFront(p) => serde_json::to_value(p),
+            QueueSpec::EarlyRandomDrop(p) => serde_json::to_value(p),
             QueueSpec::RandomDrop(p) => serde_json::to_value(p),
             QueueSpec::Red(p) => serde_json::to_value(p),
             QueueSpec::Fpq(p) => serde_json::to_value(p),
+            QueueSpec::Rio(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -202,9 +219,12 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
     }
     match kind.as_str() {
         "droptail" | "fifo" | "pfifo" => Ok(QueueSpec::DropTail(params(rest, path)?)),
+        "drop-front" | "drop_front" => Ok(QueueSpec::DropFront(params(rest, path)?)),
+        "early-random-drop" | "early_random_drop" => Ok(QueueSpec::EarlyRandomDrop(params(rest, path)?)),
         "random-drop" | "random_drop" => Ok(QueueSpec::RandomDrop(params(rest, path)?)),
         "red" => Ok(QueueSpec::Red(params(rest, path)?)),
         "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
+        "rio" => Ok(QueueSpec::Rio(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
