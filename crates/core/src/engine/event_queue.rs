@@ -7,19 +7,36 @@
 
 use super::time::Time;
 
+/// The queue's ordering key for an event at `at` with insertion sequence `seq`.
+#[inline]
+pub fn order_key(at: Time, seq: u64) -> u128 {
+    (at.0 as u128) << 64 | seq as u128
+}
+
 /// A heap entry: 24 bytes whatever the event's size, because sifting moves entries around
 /// log(n) times per operation and events carry whole packets. The event waits in a slab.
+/// The ordering key is (time, insertion sequence) as one 128-bit integer, compared at once.
 #[derive(Clone, Copy)]
+#[repr(packed(8))]
 struct Entry {
-    at: Time,
-    seq: u64,
+    key: u128,
     slot: u32,
 }
 
 impl Entry {
     #[inline]
+    fn new(at: Time, seq: u64, slot: u32) -> Entry {
+        Entry { key: order_key(at, seq), slot }
+    }
+    #[inline]
+    fn at(&self) -> Time {
+        Time((self.key >> 64) as u64)
+    }
+
+    #[inline]
     fn before(&self, o: &Entry) -> bool {
-        (self.at, self.seq) < (o.at, o.seq)
+        let (a, b) = (self.key, o.key);
+        a < b
     }
 }
 
@@ -121,24 +138,40 @@ impl<E> EventQueue<E> {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.heap.push(Entry { at, seq: self.next_seq, slot });
+        self.heap.push(Entry::new(at, self.next_seq, slot));
         self.next_seq += 1;
     }
 
     /// Removes the earliest event and advances the clock to it. O(log n).
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
-        debug_assert!(e.at >= self.now);
-        self.now = e.at;
+        let (at, slot) = (e.at(), e.slot);
+        debug_assert!(at >= self.now);
+        self.now = at;
         self.popped += 1;
-        let event = self.slab[e.slot as usize].take().expect("a scheduled slot holds its event");
-        self.free.push(e.slot);
-        Some((e.at, event))
+        let event = self.slab[slot as usize].take().expect("a scheduled slot holds its event");
+        self.free.push(slot);
+        Some((at, event))
+    }
+
+    /// Takes the next insertion sequence number without scheduling anything, for a component
+    /// that keeps its own deadline outside the queue but must be ordered exactly as if it had
+    /// scheduled an event now (compare with [`EventQueue::peek_key`]).
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// The ordering key of the earliest pending event, `u128::MAX` when none is pending. Keys
+    /// made by [`order_key`] compare with it in the queue's own order.
+    #[inline]
+    pub fn peek_key(&self) -> u128 {
+        self.heap.peek().map_or(u128::MAX, |e| e.key)
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(|e| e.at())
     }
 
     /// The current simulated time (that of the last popped event).

@@ -9,6 +9,7 @@
 //! bottleneck queues are real event-driven servers, because the discipline decides at enqueue
 //! and dequeue times. Sojourn is enqueue → start of transmission.
 
+use crate::engine::event_queue::order_key;
 use crate::engine::{stream, Dur, EventQueue, Rng, StreamId, Time};
 use crate::metrics::flow_counter::FlowCounter;
 use crate::metrics::pcap::PcapWriter;
@@ -29,8 +30,6 @@ type Dir = usize;
 enum Event {
     /// A packet reaches the bottleneck queue of direction `dir`.
     Arrive { dir: u8, pkt: Packet },
-    /// The bottleneck of `dir` finished transmitting its current packet.
-    TxDone { dir: u8 },
     /// A packet reaches its end host (data/UDP: the receiver; ACK: the sender).
     Deliver { pkt: Packet },
     SenderTimer(u32),
@@ -116,9 +115,14 @@ struct Bottleneck {
     delay: Dur,
     /// When the transmission in progress ends (in the past when the link is idle).
     busy_until: Time,
-    /// A `TxDone` event is scheduled at `busy_until`. Only needed when something waits: a packet
-    /// that finds the link idle and the queue empty is sent without one (most ACKs).
+    /// The transmission ending at `busy_until` has packets waiting behind it, so `run` must
+    /// start the next one then. A packet that finds the link idle and the queue empty is sent
+    /// without one (most ACKs).
     tx_done_pending: bool,
+    /// The queue order key (`busy_until`, sequence) the end-of-transmission event would have had,
+    /// `u128::MAX` when none is pending: completions and events at the same time run in the order
+    /// they were scheduled, exactly as if it were an event.
+    tx_done_key: u128,
     /// The discipline has been told that the link went idle (a dequeue that found it empty).
     idle_reported: bool,
     /// Packets already taken from the discipline, waiting for the wire (`tx_ring` of them at most).
@@ -185,6 +189,7 @@ impl<'s> World<'s> {
             delay: sc.bottleneck.delay,
             busy_until: Time::ZERO,
             tx_done_pending: false,
+            tx_done_key: u128::MAX,
             idle_reported: true,
             ring: VecDeque::new(),
             ring_capacity: sc.bottleneck.tx_ring as usize,
@@ -259,10 +264,23 @@ impl<'s> World<'s> {
 
     /// Runs to the end. `progress(now)` is called every 65 536 events; returning `false` stops
     /// the run.
+    ///
+    /// The end of a bottleneck transmission is not an event: a link with packets waiting keeps
+    /// `tx_done_pending`, its `busy_until` and a reserved sequence number, and the loop runs that
+    /// completion when it is earlier than the next event in (time, sequence) order — exactly where
+    /// an event would have run. This saves a heap push and pop per packet of a busy link, about a
+    /// quarter of all events, without changing any result.
     pub fn run(&mut self, mut progress: impl FnMut(Time) -> bool) -> Result<(), RunError> {
         let end = self.sc.duration;
-        while let Some(t) = self.events.peek_time() {
-            if t > end {
+        loop {
+            let next_event = self.events.peek_key();
+            let dir = (self.links[1].tx_done_key < self.links[0].tx_done_key) as usize;
+            let link = &self.links[dir];
+            if link.tx_done_key < next_event && link.busy_until <= end {
+                self.tx_done(link.busy_until, dir);
+                continue;
+            }
+            if next_event == u128::MAX || self.events.peek_time().expect("pending") > end {
                 break;
             }
             let (now, ev) = self.events.pop().expect("peeked");
@@ -277,7 +295,6 @@ impl<'s> World<'s> {
     fn handle(&mut self, now: Time, ev: Event) {
         match ev {
             Event::Arrive { dir, pkt } => self.arrive(now, dir as usize, pkt),
-            Event::TxDone { dir } => self.tx_done(now, dir as usize),
             Event::Deliver { pkt } => self.deliver(now, pkt),
             Event::SenderTimer(f) => self.sender_timer(now, f as usize),
             Event::ReceiverTimer(f) => self.receiver_timer(now, f as usize),
@@ -322,7 +339,7 @@ impl<'s> World<'s> {
         let link = &mut self.links[dir];
         let idle = link.busy_until <= now && !link.tx_done_pending;
         if idle && !link.idle_reported {
-            // The link went idle at `busy_until` with nothing queued; without a TxDone event
+            // The link went idle at `busy_until` with nothing queued; nothing ran then,
             // there, tell the discipline now, with the time it happened (RED's idle decay).
             let at = link.busy_until;
             self.start_transmission(at, dir);
@@ -348,13 +365,13 @@ impl<'s> World<'s> {
         }
     }
 
-    /// Schedules the end of the current transmission if packets wait for it.
+    /// Marks the end of the current transmission as due (see `run`) if packets wait for it.
     fn ensure_tx_done(&mut self, dir: Dir) {
         let link = &mut self.links[dir];
         let waiting = !link.ring.is_empty() || link.qdisc.len_packets() > 0;
         if waiting && !link.tx_done_pending && link.busy_until > self.events.now() {
             link.tx_done_pending = true;
-            self.events.schedule(link.busy_until, Event::TxDone { dir: dir as u8 });
+            link.tx_done_key = order_key(link.busy_until, self.events.reserve_seq());
         }
     }
 
@@ -433,6 +450,7 @@ impl<'s> World<'s> {
 
     fn tx_done(&mut self, now: Time, dir: Dir) {
         self.links[dir].tx_done_pending = false;
+        self.links[dir].tx_done_key = u128::MAX;
         self.start_transmission(now, dir);
     }
 
