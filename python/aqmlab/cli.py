@@ -125,6 +125,81 @@ def qdiscs(as_json: bool) -> None:
         click.echo()
 
 
+_RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "B/s": 8.0, "KB/s": 8e3, "MB/s": 8e6,
+               "KiB/s": 8 * 1024.0, "MiB/s": 8 * 1024.0**2}
+_SIZE_UNITS = {"B": 1.0, "KB": 1e3, "KiB": 1024.0}
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def _quantity(text: str, units: dict[str, float], what: str, option: str) -> float:
+    """`"10Mbps"` → 1e7 with the unit table; a one-line error naming the option otherwise."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]+)\s*", text)
+    if not m or m.group(2) not in units or float(m.group(1)) <= 0:
+        _fail(f"{option} {text!r}: expected a positive {what} with a unit, one of {', '.join(units)}")
+    return float(m.group(1)) * units[m.group(2)]
+
+
+@cli.command("cbt-config")
+@click.option("--link", "link", required=True, help="Link rate, e.g. 10Mbps or 1225KiB/s.")
+@click.option("--latency", "latency", required=True, help="Target worst-case queueing latency, e.g. 100ms.")
+@click.option("--class", "classes", multiple=True, required=True, metavar="NAME:PACKET:ALLOC[:MATCH]",
+              help="A class: name, mean packet size (1500B), allocation as a rate (5Mbps) or a share "
+                   "of the link (40%), and which packets it takes: tcp (responsive: gets a RED band), "
+                   "udp or any (default any). Repeat per class, in classifier order.")
+@click.option("--limit", type=click.IntRange(min=1), default=240, show_default=True, help="Shared queue limit, packets.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Configure a CBT queue (Parris 2001 Sec. IV.4): per-class thresholds and drain rates from the
+    allocations, packet sizes and a latency target; prints them and a ready [queue] table."""
+    from .models import cbt
+
+    link_bps = _quantity(link, _RATE_UNITS, "rate", "--link")
+    latency_s = _quantity(latency, _TIME_UNITS, "duration", "--latency")
+    specs, matches = [], []
+    for c in classes:
+        parts = c.split(":")
+        if len(parts) not in (3, 4) or not parts[0]:
+            _fail(f"--class {c!r}: expected NAME:PACKET:ALLOC[:MATCH], e.g. tcp:1500B:60%:tcp")
+        name, size, alloc = parts[:3]
+        match = parts[3] if len(parts) == 4 else "any"
+        if match not in ("tcp", "udp", "any"):
+            _fail(f"--class {c!r}: MATCH must be tcp, udp or any, got {match!r}")
+        packet = _quantity(size, _SIZE_UNITS, "size", f"--class {name}")
+        if alloc.endswith("%"):
+            try:
+                share = float(alloc[:-1]) / 100
+            except ValueError:
+                share = -1.0
+            if not 0 < share <= 1:
+                _fail(f"--class {c!r}: a share must be in (0%, 100%], got {alloc!r}")
+            spec = cbt.ClassSpec(name, packet, share=share, responsive=match == "tcp")
+        else:
+            spec = cbt.ClassSpec(name, packet, rate_bps=_quantity(alloc, _RATE_UNITS, "rate", f"--class {name}"),
+                                 responsive=match == "tcp")
+        specs.append(spec)
+        matches.append(match)
+    try:
+        configured = cbt.configure(link_bps, specs, latency_s)
+    except ValueError as e:
+        _fail(f"cbt-config: {e}")
+    if as_json:
+        click.echo(json.dumps([c._asdict() | {"match": m} for c, m in zip(configured, matches)], indent=2))
+        return
+    click.echo(f"{'class':<12} {'alloc Mb/s':>10} {'share':>6} {'packet B':>8} {'ThMin':>7} {'ThMax':>7} {'max_p':>6} {'drain pkt/s':>11}")
+    for c in configured:
+        max_p = f"{c.max_p:g}" if c.max_p is not None else "-"
+        click.echo(f"{c.name:<12} {c.rate_bps / 1e6:>10.3f} {c.share:>6.1%} {c.mean_packet_bytes:>8.0f} "
+                   f"{c.th_min_pkts:>7.2f} {c.th_max_pkts:>7.2f} {max_p:>6} {c.drain_rate_pps:>11.1f}")
+    click.echo("\n[queue]\nkind = \"cbt\"\nlimit = %d\nclasses = [" % limit)
+    for c, m in zip(configured, matches):
+        extra = f", min_th = {c.th_min_pkts:.4g}, max_p = {c.max_p:g}" if c.max_p is not None else ""
+        click.echo(f'  {{ name = "{c.name}", match = "{m}", max_th = {c.th_max_pkts:.4g}{extra}, '
+                   f'mean_packet_size = "{c.mean_packet_bytes:.0f}B", allocation = "{c.rate_bps:.0f}bps" }},')
+    click.echo("]")
+
+
 @cli.group()
 def repro() -> None:
     """Reproduce a thesis's experiments: figures and a claims report."""
