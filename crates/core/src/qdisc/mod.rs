@@ -10,6 +10,7 @@
 pub mod catalog;
 pub mod droptail;
 pub mod fpq;
+pub mod fred;
 pub mod random_drop;
 pub mod red;
 pub mod red_core;
@@ -20,6 +21,7 @@ use crate::packet::Packet;
 pub use catalog::catalog;
 pub use droptail::{DropTail, DropTailParams};
 pub use fpq::{Fpq, FpqParams};
+pub use fred::{Fred, FredParams};
 pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
 
@@ -119,7 +121,8 @@ pub trait Qdisc {
     fn average(&self) -> Option<f64> {
         None
     }
-    /// The discipline's estimate of the number of active flows, if it keeps one (FPQ).
+    /// The discipline's estimate of the number of active flows, if it keeps one (FPQ's count;
+    /// FRED's `Nactive`, the flows with packets queued).
     fn flow_estimate(&self) -> Option<f64> {
         None
     }
@@ -135,6 +138,8 @@ pub enum AnyQdisc {
     Red(Red),
     /// Flow-Proportional Queuing.
     Fpq(Fpq),
+    /// Flow Random Early Drop.
+    Fred(Fred),
 }
 
 macro_rules! dispatch {
@@ -144,6 +149,7 @@ macro_rules! dispatch {
             AnyQdisc::RandomDrop($q) => $e,
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Fpq($q) => $e,
+            AnyQdisc::Fred($q) => $e,
         }
     };
 }
