@@ -688,29 +688,37 @@ mod tests {
     #[test]
     fn below_min_th_nothing_is_early_dropped_and_minq_protects_fragile_flows() {
         // Weight 1 and max_p = 1 make every probability exact: pb = (avg − 5)/10.
-        let mut t = Trace::new("weight = 1.0\nmin_th = 5\nmax_th = 15\nmax_p = 1.0");
-        assert_eq!(t.arrive_n(0, 4), vec![ACCEPT; 4], "avg 0..2 < min_th: no-drop mode even for a robust flow");
-        assert_eq!(t.q.count(), -1);
-        for f in 1..=2 {
-            assert_eq!(t.arrive(f), ACCEPT);
+        for minq in [2, 5] {
+            let mut t = Trace::new(&format!("weight = 1.0\nmin_th = 5\nmax_th = 15\nmax_p = 1.0\nminq = {minq}"));
+            assert_eq!(t.arrive_n(0, 4), vec![ACCEPT; 4], "avg 0..2 < min_th: no-drop mode even for a robust flow");
+            assert_eq!(t.q.count(), -1);
+            for f in 1..=2 {
+                assert_eq!(t.arrive(f), ACCEPT);
+            }
+            assert_eq!(t.avg(), 5.0);
+            // The next arrival finds avg = 5 = min_th exactly: probabilistic mode (the code's `≤`,
+            // spec §2.3 ambiguity 3), and count goes −1 → 0 (no free pass). Flow 3 holds nothing.
+            assert_eq!(t.arrive(3), ACCEPT);
+            assert_eq!(t.q.count(), 0);
+            assert_eq!(t.arrive(9), ACCEPT, "fragile: q_len_f = 0 < max(minq, avgcq)");
+            assert_eq!(t.arrive(10), ACCEPT);
+            // count 2 → 3 here and avg = 8, pb = 0.3: pa = 0.3/(1 − 0.9) ≥ 1, a certain drop for
+            // a tested flow; but flow 9 holds one packet, below max(minq, avgcq = 4/3): not tested.
+            assert_eq!(t.arrive(9), ACCEPT, "fragile: q_len_f = 1");
+            assert_eq!((t.avg(), t.q.avgcq(), t.q.count()), (9.0, 1.5, 3));
+            // Flow 0 holds 4 ≥ avgcq = 1.5; count 4, pb = 0.4, 1 − count·pb < 0: a certain drop if
+            // tested, which minq decides.
+            if minq == 2 {
+                assert_eq!(t.arrive(0), EARLY, "4 ≥ max(minq = 2, avgcq): robust");
+                assert_eq!(t.q.count(), 0, "an early drop restarts the spacing");
+                assert_eq!(t.q.flow_strikes(0), 0, "early drops are not strikes");
+                assert_eq!(*t.q.counters(), FredCounters::default());
+                assert_eq!(t.q.stats().drops_early, 1);
+            } else {
+                assert_eq!(t.arrive(0), ACCEPT, "4 < minq = 5: still protected");
+                assert_eq!(t.q.count(), 4);
+            }
         }
-        assert_eq!(t.avg(), 5.0);
-        // The next arrival finds avg = 5 = min_th exactly: probabilistic mode (the code's `≤`, spec
-        // §2.3 ambiguity 3), and count goes −1 → 0 (no free pass). Flow 3 holds nothing: not tested.
-        assert_eq!(t.arrive(3), ACCEPT);
-        assert_eq!(t.q.count(), 0);
-        assert_eq!(t.arrive(9), ACCEPT, "fragile: q_len_f = 0 < max(minq, avgcq)");
-        assert_eq!(t.arrive(10), ACCEPT);
-        // count 2 → 3 here and avg = 8, pb = 0.3: pa = 0.3/(1 − 0.9) ≥ 1, a certain drop for a
-        // tested flow; but a flow holding one packet (< minq = 2) is never tested.
-        assert_eq!(t.arrive(9), ACCEPT, "fragile: q_len_f = 1 < minq");
-        assert_eq!((t.avg(), t.q.avgcq(), t.q.count()), (9.0, 1.5, 3));
-        // Flow 0 holds 4 ≥ max(2, 1.5): robust. count 4, pb = 0.4, 1 − count·pb < 0 → certain drop.
-        assert_eq!(t.arrive(0), EARLY);
-        assert_eq!(t.q.count(), 0, "an early drop restarts the spacing");
-        assert_eq!(t.q.flow_strikes(0), 0, "early drops are not strikes");
-        assert_eq!(*t.q.counters(), FredCounters::default());
-        assert_eq!(t.q.stats().drops_early, 1);
     }
 
     /// 11 packets queued (flow 0 holds 2, flows 1–9 one each) and avg = 10 = max_th.
