@@ -721,6 +721,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn only_flows_holding_their_share_of_the_average_are_early_dropped() {
+        // Few flows, so avgcq = avg/Nactive exceeds minq: it is avgcq that protects flow 1.
+        for (flow, verdict) in [(1, ACCEPT), (0, EARLY)] {
+            let mut t = Trace::new("weight = 1.0\nmin_th = 9\nmax_th = 11\nmax_p = 1.0");
+            t.arrive_n(0, 8);
+            t.arrive_n(1, 3);
+            assert_eq!((t.avg(), t.q.avgcq(), t.q.count()), (10.0, 5.0, 0));
+            // count 1, pb = (10 − 9)/2 = 0.5, pa = 0.5/(1 − 0.5) = 1: certain for a tested flow.
+            // Flow 1 holds 3 ≥ minq but < avgcq = 5; flow 0 holds 8.
+            assert_eq!(t.arrive(flow), verdict, "flow {flow}");
+        }
+    }
+
+    #[test]
+    fn the_buffer_limit_comes_after_fred_and_restarts_count() {
+        // minq = 100: no flow is robust, so nothing is early-dropped.
+        let mut t = Trace::new("weight = 1.0\nmin_th = 2\nmax_th = 10\nlimit = 5\nminq = 100");
+        t.arrive_n(0, 2);
+        for f in 1..=3 {
+            assert_eq!(t.arrive(f), ACCEPT);
+        }
+        assert_eq!((t.q.len_packets(), t.avg(), t.q.count()), (5, 4.0, 1), "full; probabilistic mode since avg 2");
+        assert_eq!(t.arrive(0), FORCED, "the fair-share test comes first, even when the buffer is full");
+        assert_eq!((t.q.flow_strikes(0), t.q.count()), (1, 1), "a fair-share drop leaves count alone");
+        assert_eq!(t.arrive(4), OVERFLOW);
+        assert_eq!((t.q.count(), t.avg(), t.q.flow_strikes(4)), (0, 4.0, 0), "count restarts; no sample, no strike");
+        t.depart();
+        assert_eq!(t.arrive(4), ACCEPT);
+    }
+
     /// 11 packets queued (flow 0 holds 2, flows 1–9 one each) and avg = 10 = max_th.
     fn above_max_th(text: &str) -> Trace {
         let mut t = Trace::new(&format!("weight = 1.0\nmin_th = 5\nmax_th = 10\nlimit = 100\n{text}"));
