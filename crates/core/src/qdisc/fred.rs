@@ -54,19 +54,21 @@
 //! With the same trace, the two differ only while `avg ≥ max_th`: a flow holding 2 packets is
 //! dropped by both, without a strike in `parris` (two-packet branch) and with one in `lin-morris`
 //! (the `maxq = 2` clause); a flow holding 0 or 1 packet is queued by `parris` and dropped by
-//! `lin-morris`.
+//! `lin-morris`; and, only with `max_th_flow_cap ≥ 4`, `lin-morris` also strikes a flow holding
+//! more than `2·avgcq`.
 //!
 //! # Choices where the sources are silent, wrong or disagree
 //!
-//! 1. **Idle handling** (§2.3 ambiguity 1, register #6: Fig. 3.13 never clears `idle`; Lin &
-//!    Morris's own pseudocode decays twice on an arrival to an empty queue). Resolution of the
-//!    spec: the queue goes idle when a departure leaves it empty; the first arrival after that
+//! 1. **Idle handling** (§2.3 ambiguity 1, register #6: Fig. 3.13 never clears `idle`; the Lin &
+//!    Morris pseudocode, as ported, also decays twice on an arrival to an empty queue). Resolution
+//!    of the spec: the queue goes idle when a departure leaves it empty (with `red_variant =
+//!    "documented"`; see choice 6 for `altq`); the first arrival after that
 //!    decays the average once, `avg ← (1−w)^n·avg`, `n = max(0, trunc(Δt·drain_rate − 1))`
 //!    (§2.2 resolution 2, register #5), and clears `idle`; every other update is one EWMA sample.
 //!    `drain_rate` = link rate / `mean_packet_size`.
 //! 2. An arrival that ended an idle period and was then dropped leaves the queue empty: the idle
 //!    period restarts at that arrival (register #5's `last = now`), so the next arrival decays for
-//!    the time since, neither not at all nor twice.
+//!    the time since (instead of skipping the decay, or applying it twice).
 //! 3. `q` in Fig. 3.13 is read as `q_len` (§2.3 ambiguity 2).
 //! 4. Mode boundaries follow the figure's code, not the prose ("`q_avg ≤ ThMin` → no drop"): no-drop
 //!    `avg < min_th`, probabilistic `min_th ≤ avg < max_th`, above `avg ≥ max_th` (§2.3 ambiguity 3).
@@ -89,7 +91,8 @@
 //!    departures, arrivals to an empty queue), so an arrival's tests use the value of the last
 //!    update. At a departure it is computed before the drained flow leaves `Nactive` (Fig. 3.15
 //!    order).
-//! 9. Fig. 3.14 has no buffer test. The limit (`limit`, Table 5.1's `maxq` = 240 packets) is
+//! 9. Fig. 3.14 has no buffer test. The limit (`limit`: Table 5.1's queue size, 240 packets, in
+//!    its column "maxq", which is not FRED's per-flow `maxq`) is
 //!    applied last, to arrivals FRED accepted: an `Overflow` drop, no strike, no average sample,
 //!    and `count = 0` as for every forced drop of the dissertation's RED (Fig. 3.8) and ALTQ.
 //!
