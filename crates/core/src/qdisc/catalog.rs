@@ -5,7 +5,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, RandomDropParams, RedParams, RioParams};
+use super::{
+    DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams, RioParams,
+};
 
 fn defaults<T: DeserializeOwned + Serialize>() -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -110,6 +112,26 @@ pub fn catalog() -> Value {
                 "mean_packet_size": "packet size for RED's idle-time decay",
                 "protected_pkts": "no drop while at most this many packets are queued",
                 "counter": "flow counter: bits (v_max, 2..2^30), t_clear (> 0), clearing (random | sweep)",
+            },
+        },
+        {
+            "kind": "fred",
+            "aliases": [],
+            "summary": "Flow Random Early Drop: RED average plus per-flow queue caps and strikes; many-flows variant keeps 2 packets per flow above max_th",
+            "source": "Lin & Morris 1997; Parris 2001 Figs. 3.12-3.15, Table 5.1; specs/seed000-cbt-algorithms.md §2.3, §6; specs/seed000-cbt-evaluation.md §4.4",
+            "params": defaults::<FredParams>(),
+            "docs": {
+                "limit": "hard buffer limit: packets, bytes or \"none\" (Table 5.1: 240 packets); overflow drops come after FRED's tests",
+                "min_th": "minimum threshold on the average (packets) and the per-flow cap maxq, >= 1",
+                "max_th": "maximum threshold on the average (packets), >= min_th",
+                "max_p": "early-drop probability at max_th, in (0, 1]",
+                "weight": "EWMA weight w, in (0, 1] (Table 5.1: 1/256)",
+                "minq": "packets a flow holds before it can be early-dropped (robust-flow test q_len_f >= max(minq, avgcq)), >= 0",
+                "max_th_flow_cap": "packets per flow while avg >= max_th (Fig. 3.14's 2, Lin & Morris's maxq = 2), >= 1",
+                "variant": "parris (Fig. 3.14, the dissertation's many-flows FRED) | lin-morris (published FRED: maxq = max_th_flow_cap above max_th and a 2*avgcq clause, both striking; drop-all above max_th by default)",
+                "above_max_th": "flow-cap (drop only flows holding max_th_flow_cap packets) | drop-all (drop every arrival); default: parris flow-cap, lin-morris drop-all",
+                "red_variant": "RED underneath: documented (Figs. 3.7-3.9, pa = pb/(1-count*pb)) | altq (pa = pb/(2-count*pb), ALTQ idle handling)",
+                "mean_packet_size": "packet size for the idle-time decay (drain rate = link rate / this)",
             },
         },
     ])

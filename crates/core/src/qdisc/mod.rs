@@ -12,6 +12,7 @@ pub mod drop_front;
 pub mod droptail;
 pub mod early_random_drop;
 pub mod fpq;
+pub mod fred;
 pub mod random_drop;
 pub mod red;
 pub mod red_core;
@@ -25,6 +26,7 @@ pub use drop_front::{DropFront, DropFrontParams};
 pub use droptail::{DropTail, DropTailParams};
 pub use early_random_drop::{EarlyRandomDrop, EarlyRandomDropParams};
 pub use fpq::{Fpq, FpqParams};
+pub use fred::{Fred, FredParams};
 pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioParams};
@@ -125,7 +127,8 @@ pub trait Qdisc {
     fn average(&self) -> Option<f64> {
         None
     }
-    /// The discipline's estimate of the number of active flows, if it keeps one (FPQ).
+    /// The discipline's estimate of the number of active flows, if it keeps one (FPQ's count;
+    /// FRED's `Nactive`, the flows with packets queued).
     fn flow_estimate(&self) -> Option<f64> {
         None
     }
@@ -147,6 +150,8 @@ pub enum AnyQdisc {
     Fpq(Fpq),
     /// RED with In and Out.
     Rio(Rio),
+    /// Flow Random Early Drop.
+    Fred(Fred),
 }
 
 macro_rules! dispatch {
@@ -159,6 +164,7 @@ macro_rules! dispatch {
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Fpq($q) => $e,
             AnyQdisc::Rio($q) => $e,
+            AnyQdisc::Fred($q) => $e,
         }
     };
 }

@@ -163,6 +163,12 @@ impl RedState {
         self.count
     }
 
+    /// Whether the queue is idle: the next [`RedState::update_average`] applies the idle decay
+    /// instead of an ordinary sample.
+    pub fn is_idle(&self) -> bool {
+        self.idle
+    }
+
     /// Updates the average for an arrival that finds `queued` (in average units) waiting.
     /// Fig. 3.7, with the variants' idle handling.
     pub fn update_average(&mut self, cfg: &RedConfig, queued: f64, now: Time) {

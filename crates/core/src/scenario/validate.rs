@@ -11,7 +11,8 @@ use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::qdisc::{
-    AnyQdisc, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, RandomDropParams, RedParams, RioParams,
+    AnyQdisc, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
+    RioParams,
 };
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
@@ -46,10 +47,13 @@ pub enum QueueSpec {
     Fpq(FpqParams),
     /// `kind = "rio"`
     Rio(RioParams),
+    /// `kind = "fred"`
+    Fred(FredParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
-pub const QDISC_KINDS: &[&str] = &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fpq"];
+pub const QDISC_KINDS: &[&str] =
+    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "fpq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -62,6 +66,7 @@ impl QueueSpec {
             QueueSpec::Red(p) => AnyQdisc::Red(p.validate(path, rate_bps)?),
             QueueSpec::Fpq(p) => AnyQdisc::Fpq(p.validate(path, rate_bps)?),
             QueueSpec::Rio(p) => AnyQdisc::Rio(p.validate(path, rate_bps)?),
+            QueueSpec::Fred(p) => AnyQdisc::Fred(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -74,6 +79,7 @@ impl QueueSpec {
             QueueSpec::Red(_) => "red",
             QueueSpec::Fpq(_) => "fpq",
             QueueSpec::Rio(_) => "rio",
+            QueueSpec::Fred(_) => "fred",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -86,6 +92,7 @@ impl QueueSpec {
             QueueSpec::Red(p) => serde_json::to_value(p),
             QueueSpec::Fpq(p) => serde_json::to_value(p),
             QueueSpec::Rio(p) => serde_json::to_value(p),
+            QueueSpec::Fred(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -225,6 +232,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "red" => Ok(QueueSpec::Red(params(rest, path)?)),
         "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
         "rio" => Ok(QueueSpec::Rio(params(rest, path)?)),
+        "fred" => Ok(QueueSpec::Fred(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
