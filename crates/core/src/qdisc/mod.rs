@@ -8,6 +8,8 @@
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
 pub mod catalog;
+pub mod cbt;
+pub mod cbt_classifier;
 pub mod droptail;
 pub mod fpq;
 pub mod random_drop;
@@ -18,6 +20,7 @@ use crate::engine::{Rng, Time};
 use crate::packet::Packet;
 
 pub use catalog::catalog;
+pub use cbt::{Cbt, CbtClassParams, CbtParams};
 pub use droptail::{DropTail, DropTailParams};
 pub use fpq::{Fpq, FpqParams};
 pub use random_drop::{RandomDrop, RandomDropParams};
@@ -100,6 +103,25 @@ impl QdiscStats {
     }
 }
 
+/// One traffic class of a class-based discipline (CBT): its counters and current state.
+/// The per-class counters obey the same invariants as [`QdiscStats`], and summed over the classes
+/// they equal the discipline's totals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassStats {
+    /// The class name from the scenario.
+    pub name: String,
+    /// Packet counters of the class (drops split by kind).
+    pub stats: QdiscStats,
+    /// The same counters in bytes (`marks` stays 0).
+    pub bytes: QdiscStats,
+    /// The class's average queue (packets; mean-size packets in byte mode).
+    pub average: f64,
+    /// Packets of the class queued now.
+    pub len_packets: usize,
+    /// Bytes of the class queued now.
+    pub len_bytes: u64,
+}
+
 /// The queue-discipline interface.
 pub trait Qdisc {
     /// Offers an arriving packet at `now`. Returns its fate; packets dropped from inside the
@@ -123,6 +145,10 @@ pub trait Qdisc {
     fn flow_estimate(&self) -> Option<f64> {
         None
     }
+    /// Per-class counters of a class-based discipline (CBT), in class order; empty otherwise.
+    fn class_stats(&self) -> Vec<ClassStats> {
+        Vec::new()
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -135,6 +161,8 @@ pub enum AnyQdisc {
     Red(Red),
     /// Flow-Proportional Queuing.
     Fpq(Fpq),
+    /// Class-Based Thresholds.
+    Cbt(Cbt),
 }
 
 macro_rules! dispatch {
@@ -144,6 +172,7 @@ macro_rules! dispatch {
             AnyQdisc::RandomDrop($q) => $e,
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Fpq($q) => $e,
+            AnyQdisc::Cbt($q) => $e,
         }
     };
 }
@@ -176,5 +205,8 @@ impl Qdisc for AnyQdisc {
     }
     fn flow_estimate(&self) -> Option<f64> {
         dispatch!(self, q => q.flow_estimate())
+    }
+    fn class_stats(&self) -> Vec<ClassStats> {
+        dispatch!(self, q => q.class_stats())
     }
 }

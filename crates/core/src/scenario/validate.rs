@@ -10,7 +10,7 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
-use crate::qdisc::{AnyQdisc, DropTailParams, FpqParams, RandomDropParams, RedParams};
+use crate::qdisc::{AnyQdisc, CbtParams, DropTailParams, FpqParams, RandomDropParams, RedParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
 
@@ -38,10 +38,12 @@ pub enum QueueSpec {
     Red(RedParams),
     /// `kind = "fpq"`
     Fpq(FpqParams),
+    /// `kind = "cbt"`
+    Cbt(CbtParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
-pub const QDISC_KINDS: &[&str] = &["droptail", "random-drop", "red", "fpq"];
+pub const QDISC_KINDS: &[&str] = &["droptail", "random-drop", "red", "fpq", "cbt"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -51,6 +53,7 @@ impl QueueSpec {
             QueueSpec::RandomDrop(p) => AnyQdisc::RandomDrop(p.validate(path)?),
             QueueSpec::Red(p) => AnyQdisc::Red(p.validate(path, rate_bps)?),
             QueueSpec::Fpq(p) => AnyQdisc::Fpq(p.validate(path, rate_bps)?),
+            QueueSpec::Cbt(p) => AnyQdisc::Cbt(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -60,6 +63,7 @@ impl QueueSpec {
             QueueSpec::RandomDrop(_) => "random-drop",
             QueueSpec::Red(_) => "red",
             QueueSpec::Fpq(_) => "fpq",
+            QueueSpec::Cbt(_) => "cbt",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -69,6 +73,7 @@ impl QueueSpec {
             QueueSpec::RandomDrop(p) => serde_json::to_value(p),
             QueueSpec::Red(p) => serde_json::to_value(p),
             QueueSpec::Fpq(p) => serde_json::to_value(p),
+            QueueSpec::Cbt(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -205,6 +210,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "random-drop" | "random_drop" => Ok(QueueSpec::RandomDrop(params(rest, path)?)),
         "red" => Ok(QueueSpec::Red(params(rest, path)?)),
         "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
+        "cbt" => Ok(QueueSpec::Cbt(params::<CbtParams>(rest, path)?.filled())),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
