@@ -131,16 +131,21 @@
 //!    As in `red`'s byte mode, `count` advances by size ÷ mean size and the early-drop probability
 //!    is scaled by it (Floyd's byte mode; Parris does not say). The exemption still counts packets.
 //! 10. **Synchronized averages** (§VI.5.1.1, rejected by the author): `sampling = "all"` updates
-//!    every class's average on every arrival (each from its own queue; only the arriving class's
-//!    `count` moves and only it is tested). After the first decay an empty class takes zero samples.
+//!     every class's average on every arrival (each from its own queue; only the arriving class's
+//!     `count` moves and only it is tested). After the first decay an empty class takes zero samples.
 //! 11. **Drop kinds** (§2.0, "FORCED_DROP" covers both): a full shared buffer is
-//!    [`DropKind::Overflow`], an average above `ThMax_c` is [`DropKind::Forced`], a probabilistic drop
-//!    is [`DropKind::Early`]; all reset `count_c` (Fig. 4.3). Counted per class in packets and bytes.
+//!     [`DropKind::Overflow`], an average above `ThMax_c` is [`DropKind::Forced`], a probabilistic drop
+//!     is [`DropKind::Early`]; all reset `count_c` (Fig. 4.3). Counted per class in packets and bytes.
 //! 12. **Not modelled**: Gentle RED and ECN (all of the dissertation's algorithms are evaluated
-//!    drop-only), Dynamic-CBT (only cited, [Chung00]; not specifiable from the source), the
-//!    allocation-to-threshold configurator (eq. 4.1) — thresholds are given directly.
+//!     drop-only), Dynamic-CBT (only cited, Chung 2000; not specifiable from the source), the
+//!     allocation-to-threshold configurator (eq. 4.1) — thresholds are given directly.
 //! 13. [`Qdisc::average`] is `None`: CBT keeps no aggregate average (Fig. 4.2); the per-class averages
-//!    are in [`Qdisc::class_stats`].
+//!     are in [`Qdisc::class_stats`].
+//! 14. **Configuration data** (register #12–#15): thresholds are real-valued and compared with the
+//!     real-valued average (4.29 is not rounded); the default classes use the *measured* per-mix packet
+//!     sizes of App. B (#13), not Table 4.1's nominal ones; KB = 1024 B (`KiB/s`); C = 1225 KiB/s only
+//!     enters eq. 4.1, which the defaults satisfy: Σ Th·P / C = 30 ms (tested). §3.2.2's "enqueue or
+//!     dequeue" means enqueue or drop, as implemented.
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -1009,6 +1014,31 @@ mod tests {
     }
 
     #[test]
+    fn extreme_but_valid_parameters_do_not_panic() {
+        for text in [
+            r#"limit = "none"
+               byte_mode = true
+               protected_pkts = 4294967295
+               classes = [{ name = "a", match = "udp", min_th = 0, max_th = 1e300, weight = 1e-300, max_p = 1e-300, drain_rate = 1e300, mean_packet_size = "1B" },
+                          { name = "b", max_th = 1e-300, weight = 1, max_p = 1, allocation = "1bps", mean_packet_size = "1000000000B" }]"#,
+            r#"limit = 1
+               variant = "altq"
+               idle_rule = "flag"
+               sampling = "all"
+               classes = [{ name = "a", tags = [0, 255], min_th = 0, max_th = 1e-9, weight = 1 }, { name = "z", max_th = 1 }]"#,
+            r#"limit = "1B"
+               variant = "ns2"
+               classes = [{ name = "only", max_th = 3, protected_pkts = 0 }]"#,
+        ] {
+            let mut q = cbt(text);
+            random_trace(&mut q, 11, 5_000, |q, _| check_invariants(q));
+            for c in q.class_stats() {
+                assert!(!c.average.is_nan(), "{}: {}", c.name, c.average);
+            }
+        }
+    }
+
+    #[test]
     fn one_class_cbt_is_red() {
         // Spec §2.7.9: CBT with one class and RED's parameters is RED. (For altq/ns2 the trace
         // polls the empty queue at the emptying departure, where RED starts idling.)
@@ -1118,6 +1148,19 @@ mod tests {
         // The catalog's way of building defaults gives the same.
         let empty: CbtParams = toml::Value::Table(toml::Table::new()).try_into().unwrap();
         assert_eq!(serde_json::to_value(&empty).unwrap(), serde_json::to_value(CbtParams::default()).unwrap());
+    }
+
+    #[test]
+    fn catalog_lists_cbt_with_its_default_classes() {
+        let cat = crate::qdisc::catalog();
+        let entry = cat.as_array().unwrap().iter().find(|e| e["kind"] == "cbt").expect("cbt in the catalog");
+        assert_eq!(entry["params"]["limit"], 240);
+        assert_eq!(entry["params"]["classes"].as_array().unwrap().len(), 3);
+        assert_eq!(entry["params"]["classes"][1]["tags"][0], 1);
+        for key in entry["params"].as_object().unwrap().keys() {
+            assert!(entry["docs"].get(key).is_some(), "{key} documented");
+        }
+        assert!(crate::scenario::QDISC_KINDS.contains(&"cbt"));
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub struct Rule<'a> {
 
 impl Rule<'_> {
     fn matches(&self, kind: PacketKind, tag: u8) -> bool {
-        self.protocol.matches(kind) && self.tags.map_or(true, |t| t.contains(&tag))
+        self.protocol.matches(kind) && self.tags.is_none_or(|t| t.contains(&tag))
     }
 }
 
