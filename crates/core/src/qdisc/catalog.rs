@@ -6,7 +6,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{
-    DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams, RioParams,
+    CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
+    RioParams,
 };
 
 fn defaults<T: DeserializeOwned + Serialize>() -> Value {
@@ -132,6 +133,34 @@ pub fn catalog() -> Value {
                 "above_max_th": "flow-cap (drop only flows holding max_th_flow_cap packets) | drop-all (drop every arrival); default: parris flow-cap, lin-morris drop-all",
                 "red_variant": "RED underneath: documented (Figs. 3.7-3.9, pa = pb/(1-count*pb)) | altq (pa = pb/(2-count*pb), ALTQ idle handling)",
                 "mean_packet_size": "packet size for the idle-time decay (drain rate = link rate / this)",
+            },
+        },
+        {
+            "kind": "cbt",
+            "aliases": [],
+            "summary": "Class-Based Thresholds: one FIFO, per-class RED on each class's own average (sampled on its own arrivals); min_th = max_th makes a class deterministic; shared limit",
+            "source": "Parris 2001 Ch. IV Figs. 4.2-4.6, Table 5.3, Table B.13; specs/seed000-cbt-algorithms.md §2.7, §6; specs/seed000-cbt-evaluation.md §4.5, §1.4",
+            "params": defaults::<CbtParams>(),
+            "docs": {
+                "limit": "shared limit on the whole queue: packets, bytes or \"none\" (Table 5.1: 240)",
+                "classes": "list of classes, tried in order, first match wins; the last must catch every remaining packet (match = \"any\", no tags). Default: tcp / multimedia (udp, tag 1) / other, Table 5.3 HTTP-Proshare (L = 30 ms)",
+                "classes[].name": "unique class name",
+                "classes[].match": "tcp (data and ACKs) | tcp-data | tcp-ack | udp | any (default)",
+                "classes[].tags": "class tags (0-255, set with class = n in [[flows]]) the class accepts; absent = every tag. Multimedia 'ports 6000-6010' = tag the multimedia flows",
+                "classes[].min_th": "ThMin, packets (mean-size packets in byte mode); default = max_th (deterministic class)",
+                "classes[].max_th": "ThMax, packets, real-valued (required); eq. 4.1: B·L/P",
+                "classes[].max_p": "early-drop probability at max_th, in (0, 1]; default 0.1; unused when min_th = max_th",
+                "classes[].weight": "EWMA weight, in (0, 1]; default 1/256 (Table B.13: tcp 1/256, multimedia 1/16, other 1/4)",
+                "classes[].mean_packet_size": "P, bytes: unit of byte mode and of the drain rate; default 1000B",
+                "classes[].allocation": "B, a rate such as \"915KiB/s\": drain_rate = allocation / mean_packet_size",
+                "classes[].drain_rate": "idle-decay rate, packets/s (instead of allocation); default link rate / mean_packet_size",
+                "classes[].protected_pkts": "per-class override of protected_pkts",
+                "variant": "documented (Figs. 4.3-4.6, default) | altq | ns2: RED formulas and test order, as for red",
+                "wait": "ns-2 wait_ (default: true for ns2, else false; not for altq)",
+                "byte_mode": "class queues and averages in bytes / mean_packet_size (sec. VI.5.1.1)",
+                "protected_pkts": "no drop on the average while the class has at most this many packets queued (Fig. 4.3: q_len_c > 1 -> 1; 0 = q_len_c >= 1)",
+                "idle_rule": "empty (default: every arrival finding its class empty decays, last_c = now; Fig. 4.6 + spec resolution) | flag (ALTQ idle flag: only the first)",
+                "sampling": "own (default: a class's average moves only on its own arrivals) | all (synchronized averages, sec. VI.5.1.1)",
             },
         },
     ])

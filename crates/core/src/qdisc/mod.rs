@@ -9,6 +9,8 @@
 
 pub mod catalog;
 pub mod drop_front;
+pub mod cbt;
+pub mod cbt_classifier;
 pub mod droptail;
 pub mod early_random_drop;
 pub mod fpq;
@@ -23,6 +25,7 @@ use crate::packet::Packet;
 
 pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
+pub use cbt::{Cbt, CbtClassParams, CbtParams};
 pub use droptail::{DropTail, DropTailParams};
 pub use early_random_drop::{EarlyRandomDrop, EarlyRandomDropParams};
 pub use fpq::{Fpq, FpqParams};
@@ -108,6 +111,25 @@ impl QdiscStats {
     }
 }
 
+/// One traffic class of a class-based discipline (CBT): its counters and current state.
+/// The per-class counters obey the same invariants as [`QdiscStats`], and summed over the classes
+/// they equal the discipline's totals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassStats {
+    /// The class name from the scenario.
+    pub name: String,
+    /// Packet counters of the class (drops split by kind).
+    pub stats: QdiscStats,
+    /// The same counters in bytes (`marks` stays 0).
+    pub bytes: QdiscStats,
+    /// The class's average queue (packets; mean-size packets in byte mode).
+    pub average: f64,
+    /// Packets of the class queued now.
+    pub len_packets: usize,
+    /// Bytes of the class queued now.
+    pub len_bytes: u64,
+}
+
 /// The queue-discipline interface.
 pub trait Qdisc {
     /// Offers an arriving packet at `now`. Returns its fate; packets dropped from inside the
@@ -132,6 +154,10 @@ pub trait Qdisc {
     fn flow_estimate(&self) -> Option<f64> {
         None
     }
+    /// Per-class counters of a class-based discipline (CBT), in class order; empty otherwise.
+    fn class_stats(&self) -> Vec<ClassStats> {
+        Vec::new()
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -152,6 +178,8 @@ pub enum AnyQdisc {
     Rio(Rio),
     /// Flow Random Early Drop.
     Fred(Fred),
+    /// Class-Based Thresholds.
+    Cbt(Cbt),
 }
 
 macro_rules! dispatch {
@@ -165,6 +193,7 @@ macro_rules! dispatch {
             AnyQdisc::Fpq($q) => $e,
             AnyQdisc::Rio($q) => $e,
             AnyQdisc::Fred($q) => $e,
+            AnyQdisc::Cbt($q) => $e,
         }
     };
 }
@@ -197,5 +226,8 @@ impl Qdisc for AnyQdisc {
     }
     fn flow_estimate(&self) -> Option<f64> {
         dispatch!(self, q => q.flow_estimate())
+    }
+    fn class_stats(&self) -> Vec<ClassStats> {
+        dispatch!(self, q => q.class_stats())
     }
 }

@@ -94,6 +94,11 @@ pub fn locate(text: &str, path: &str) -> Option<usize> {
                 best = t.span().map(|s| s.start).or(best);
                 t as &dyn toml_edit::TableLike
             }),
+            // An inline array of inline tables, e.g. `classes = [{ name = "a" }, { name = "b" }]`.
+            (Item::Value(toml_edit::Value::Array(a)), Some(i)) => a.get(i).and_then(|v| v.as_inline_table()).map(|t| {
+                best = t.span().map(|s| s.start).or(best);
+                t as &dyn toml_edit::TableLike
+            }),
             (_, None) => item.as_table_like(),
             _ => None,
         };
@@ -168,5 +173,13 @@ rate = "1Mbps"
         assert!(error_of(&GOOD.replace("\"10Mbps\"", "\"-10Mbps\"")).contains("topology.bottleneck.rate"));
         assert!(error_of(&GOOD.replace("kind = \"red\"", "kind = \"blue\"")).contains("queue.kind (line 10): unknown queue discipline \"blue\""));
         assert!(error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\nvariant = \"reno\"")).starts_with("flows[1].variant"));
+    }
+
+    #[test]
+    fn locate_finds_keys_inside_inline_tables_of_an_array() {
+        let text = "[queue]\nkind = \"cbt\"\nclasses = [\n  { name = \"a\", max_th = 3 },\n  { name = \"b\", max_th = 4 },\n]\n";
+        assert_eq!(locate(text, "queue.classes[1].max_th"), Some(5));
+        assert_eq!(locate(text, "queue.classes[0]"), Some(4));
+        assert_eq!(locate(text, "queue.classes[7].max_th"), Some(3), "falls back to the array's key");
     }
 }

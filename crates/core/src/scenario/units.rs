@@ -61,6 +61,8 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("bit", 1.0), ("kbit", 1e3), ("Kbit", 1e3), ("mbit", 1e6), ("Mbit", 1e6), ("gbit", 1e9), ("Gbit", 1e9),
     ("Bps", 8.0), ("KBps", 8e3), ("kBps", 8e3), ("MBps", 8e6), ("GBps", 8e9),
     ("B/s", 8.0), ("KB/s", 8e3), ("kB/s", 8e3), ("MB/s", 8e6), ("GB/s", 8e9),
+    // Binary byte rates: Parris 2001 allocates in KB/s with KB = 1024 B (spec seed000 conventions).
+    ("KiB/s", 8192.0), ("KiBps", 8192.0), ("MiB/s", 8388608.0), ("MiBps", 8388608.0),
 ];
 const DURATION_UNITS: &[(&str, f64)] =
     &[("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0), ("min", 60.0)];
@@ -96,7 +98,7 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
         Some(_) => Err(format!("rate must be positive, got \"{s}\"")),
         None => Err(format!(
             "\"{s}\" is not a rate; write a number and a unit, e.g. \"10Mbps\" (units: {})",
-            "bps, kbps, Mbps, Gbps, Tbps, b/s, Mb/s, Mbit, Bps, KBps, MBps"
+            "bps, kbps, Mbps, Gbps, Tbps, b/s, Mb/s, Mbit, Bps, KBps, MBps, KiB/s"
         )),
     }
 }
@@ -250,6 +252,7 @@ mod tests {
         assert_eq!(parse_rate("1.5 Gb/s"), Ok(1.5e9));
         assert_eq!(parse_rate("100kbit"), Ok(1e5));
         assert_eq!(parse_rate("1MBps"), Ok(8e6));
+        assert_eq!(parse_rate("150KiB/s"), Ok(150.0 * 1024.0 * 8.0));
     }
 
     #[test]

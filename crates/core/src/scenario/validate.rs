@@ -11,8 +11,8 @@ use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::qdisc::{
-    AnyQdisc, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
-    RioParams,
+    AnyQdisc, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
+    RedParams, RioParams,
 };
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
@@ -49,11 +49,13 @@ pub enum QueueSpec {
     Rio(RioParams),
     /// `kind = "fred"`
     Fred(FredParams),
+    /// `kind = "cbt"`
+    Cbt(CbtParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
-    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "fpq"];
+    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "fpq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -67,6 +69,7 @@ impl QueueSpec {
             QueueSpec::Fpq(p) => AnyQdisc::Fpq(p.validate(path, rate_bps)?),
             QueueSpec::Rio(p) => AnyQdisc::Rio(p.validate(path, rate_bps)?),
             QueueSpec::Fred(p) => AnyQdisc::Fred(p.validate(path, rate_bps)?),
+            QueueSpec::Cbt(p) => AnyQdisc::Cbt(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -80,6 +83,7 @@ impl QueueSpec {
             QueueSpec::Fpq(_) => "fpq",
             QueueSpec::Rio(_) => "rio",
             QueueSpec::Fred(_) => "fred",
+            QueueSpec::Cbt(_) => "cbt",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -93,6 +97,7 @@ impl QueueSpec {
             QueueSpec::Fpq(p) => serde_json::to_value(p),
             QueueSpec::Rio(p) => serde_json::to_value(p),
             QueueSpec::Fred(p) => serde_json::to_value(p),
+            QueueSpec::Cbt(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -233,6 +238,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
         "rio" => Ok(QueueSpec::Rio(params(rest, path)?)),
         "fred" => Ok(QueueSpec::Fred(params(rest, path)?)),
+        "cbt" => Ok(QueueSpec::Cbt(params::<CbtParams>(rest, path)?.filled())),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
