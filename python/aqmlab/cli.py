@@ -144,10 +144,11 @@ def _quantity(text: str, units: dict[str, float], what: str, option: str) -> flo
 @cli.command("cbt-config")
 @click.option("--link", "link", required=True, help="Link rate, e.g. 10Mbps or 1225KiB/s.")
 @click.option("--latency", "latency", required=True, help="Target worst-case queueing latency, e.g. 100ms.")
-@click.option("--class", "classes", multiple=True, required=True, metavar="NAME:PACKET:ALLOC[:MATCH]",
+@click.option("--class", "classes", multiple=True, required=True, metavar="NAME:PACKET:ALLOC[:MATCH[@TAGS]]",
               help="A class: name, mean packet size (1500B), allocation as a rate (5Mbps) or a share "
                    "of the link (40%), and which packets it takes: tcp (responsive: gets a RED band), "
-                   "udp or any (default any). Repeat per class, in classifier order.")
+                   "udp or any (default any), optionally only flows with these class tags (udp@1 or udp@1,2). "
+                   "Repeat per class, in classifier order; the last should take everything left (any).")
 @click.option("--limit", type=click.IntRange(min=1), default=240, show_default=True, help="Shared queue limit, packets.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as_json: bool) -> None:
@@ -163,9 +164,15 @@ def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as
         if len(parts) not in (3, 4) or not parts[0]:
             _fail(f"--class {c!r}: expected NAME:PACKET:ALLOC[:MATCH], e.g. tcp:1500B:60%:tcp")
         name, size, alloc = parts[:3]
-        match = parts[3] if len(parts) == 4 else "any"
+        match, _, tag_text = (parts[3] if len(parts) == 4 else "any").partition("@")
         if match not in ("tcp", "udp", "any"):
             _fail(f"--class {c!r}: MATCH must be tcp, udp or any, got {match!r}")
+        try:
+            tags = [int(t) for t in tag_text.split(",")] if tag_text else []
+        except ValueError:
+            tags = [-1]
+        if any(not 0 <= t <= 255 for t in tags):
+            _fail(f"--class {c!r}: TAGS must be integers 0-255 separated by commas, got {tag_text!r}")
         packet = _quantity(size, _SIZE_UNITS, "size", f"--class {name}")
         if alloc.endswith("%"):
             try:
@@ -179,13 +186,13 @@ def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as
             spec = cbt.ClassSpec(name, packet, rate_bps=_quantity(alloc, _RATE_UNITS, "rate", f"--class {name}"),
                                  responsive=match == "tcp")
         specs.append(spec)
-        matches.append(match)
+        matches.append((match, tags))
     try:
         configured = cbt.configure(link_bps, specs, latency_s)
     except ValueError as e:
         _fail(f"cbt-config: {e}")
     if as_json:
-        click.echo(json.dumps([c._asdict() | {"match": m} for c, m in zip(configured, matches)], indent=2))
+        click.echo(json.dumps([c._asdict() | {"match": m, "tags": t} for c, (m, t) in zip(configured, matches)], indent=2))
         return
     click.echo(f"{'class':<12} {'alloc Mb/s':>10} {'share':>6} {'packet B':>8} {'ThMin':>7} {'ThMax':>7} {'max_p':>6} {'drain pkt/s':>11}")
     for c in configured:
@@ -193,9 +200,10 @@ def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as
         click.echo(f"{c.name:<12} {c.rate_bps / 1e6:>10.3f} {c.share:>6.1%} {c.mean_packet_bytes:>8.0f} "
                    f"{c.th_min_pkts:>7.2f} {c.th_max_pkts:>7.2f} {max_p:>6} {c.drain_rate_pps:>11.1f}")
     click.echo("\n[queue]\nkind = \"cbt\"\nlimit = %d\nclasses = [" % limit)
-    for c, m in zip(configured, matches):
+    for c, (m, t) in zip(configured, matches):
         extra = f", min_th = {c.th_min_pkts:.4g}, max_p = {c.max_p:g}" if c.max_p is not None else ""
-        click.echo(f'  {{ name = "{c.name}", match = "{m}", max_th = {c.th_max_pkts:.4g}{extra}, '
+        tags = f", tags = {t}" if t else ""
+        click.echo(f'  {{ name = "{c.name}", match = "{m}"{tags}, max_th = {c.th_max_pkts:.4g}{extra}, '
                    f'mean_packet_size = "{c.mean_packet_bytes:.0f}B", allocation = "{c.rate_bps:.0f}bps" }},')
     click.echo("]")
 

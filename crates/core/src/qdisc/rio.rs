@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 use super::red_core::{RedConfig, RedDecision, RedState, RedVariant};
-use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
+use super::{ClassStats, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{ConfigError, ConfigResult};
 use crate::packet::Packet;
@@ -260,6 +260,21 @@ impl Qdisc for Rio {
     }
     fn average(&self) -> Option<f64> {
         Some(self.total_state.average())
+    }
+    /// Two classes, `in` and `out` (byte counters are not kept).
+    fn class_stats(&self) -> Vec<ClassStats> {
+        let class = |name: &str, stats: QdiscStats, average: f64, len_packets: usize| ClassStats {
+            name: name.into(),
+            stats,
+            bytes: QdiscStats::default(),
+            average,
+            len_packets,
+            len_bytes: 0,
+        };
+        vec![
+            class("in", self.in_stats, self.in_state.average(), self.in_queued),
+            class("out", self.stats.since(&self.in_stats), self.total_state.average(), self.queue.len() - self.in_queued),
+        ]
     }
 }
 

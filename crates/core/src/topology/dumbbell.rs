@@ -15,7 +15,7 @@ use crate::metrics::flow_counter::FlowCounter;
 use crate::metrics::pcap::PcapWriter;
 use crate::metrics::{Histogram, QueueMonitor};
 use crate::packet::{Packet, PacketKind};
-use crate::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
+use crate::qdisc::{AnyQdisc, ClassStats, DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, LinkSpec, Scenario};
 use crate::traffic::transfers::TransferRecord;
@@ -131,6 +131,8 @@ struct Bottleneck {
     monitor: QueueMonitor,
     /// The discipline's counters when the warm-up ended; reports count from there.
     stats_at_warmup: QdiscStats,
+    /// Per-class counters (class-based disciplines) when the warm-up ended.
+    class_stats_at_warmup: Vec<ClassStats>,
 }
 
 /// Sampled time series.
@@ -195,6 +197,7 @@ impl<'s> World<'s> {
             ring_capacity: sc.bottleneck.tx_ring as usize,
             monitor: QueueMonitor::new(sc.warmup),
             stats_at_warmup: QdiscStats::default(),
+            class_stats_at_warmup: Vec::new(),
         };
         let links = [link(0, &sc.queue, sc.bottleneck.loss), link(1, &sc.reverse_queue, 0.0)];
         let mut events = EventQueue::with_capacity(4 * sc.flows.len() + 64);
@@ -305,6 +308,7 @@ impl<'s> World<'s> {
             Event::WarmupEnd => {
                 for link in &mut self.links {
                     link.stats_at_warmup = *link.qdisc.stats();
+                    link.class_stats_at_warmup = link.qdisc.class_stats();
                 }
                 for (i, f) in self.flows.iter_mut().enumerate() {
                     f.counters.delivered_at_warmup = delivered(&f.endpoint);
@@ -741,6 +745,39 @@ impl<'s> World<'s> {
                 "p99_sojourn_s": link.monitor.sojourn.quantile_s(0.99),
                 "utilization": link.monitor.busy_ns as f64 * 1e-9 / span_s,
             }));
+            let classes = link.qdisc.class_stats();
+            if !classes.is_empty() {
+                let before = |i: usize| link.class_stats_at_warmup.get(i).cloned().unwrap_or_else(|| ClassStats {
+                    name: String::new(),
+                    stats: QdiscStats::default(),
+                    bytes: QdiscStats::default(),
+                    average: 0.0,
+                    len_packets: 0,
+                    len_bytes: 0,
+                });
+                let rows: Vec<serde_json::Value> = classes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let b = before(i);
+                        let (st, by) = (c.stats.since(&b.stats), c.bytes.since(&b.bytes));
+                        serde_json::json!({
+                            "name": c.name,
+                            "arrivals": st.arrivals,
+                            "enqueues": st.enqueues,
+                            "dequeues": st.dequeues,
+                            "drops": st.drops(),
+                            "drops_early": st.drops_early,
+                            "drops_forced": st.drops_forced,
+                            "drops_overflow": st.drops_overflow,
+                            "drop_rate": if st.arrivals > 0 { st.drops() as f64 / st.arrivals as f64 } else { 0.0 },
+                            "throughput_bps": by.dequeues as f64 * 8.0 / span_s,
+                            "average_at_end": c.average,
+                        })
+                    })
+                    .collect();
+                queues_json[dir]["classes"] = rows.into();
+            }
             if dir == 0 {
                 queues_json[0]["mean_flow_estimate"] = mean_after(&self.series.time_s, &self.series.flow_estimate, sc.warmup).into();
             }
