@@ -148,9 +148,9 @@
 //!     dequeue" means enqueue or drop, as implemented.
 
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 use super::cbt_classifier::{Classifier, Protocol, Rule};
+use super::fifo::Fifo;
 use super::red_core::{RedConfig, RedDecision, RedState, RedVariant};
 use super::{ClassStats, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
@@ -408,8 +408,7 @@ impl CbtParams {
             limit_first: self.variant == RedVariant::Documented,
             idle_rule: self.idle_rule,
             sampling: self.sampling,
-            queue: VecDeque::with_capacity(self.limit.initial_capacity()),
-            bytes: 0,
+            fifo: Fifo::new(self.limit),
             stats: QdiscStats::default(),
         })
     }
@@ -453,8 +452,7 @@ pub struct Cbt {
     limit_first: bool,
     idle_rule: IdleRule,
     sampling: Sampling,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
 }
 
@@ -499,7 +497,7 @@ impl Cbt {
 }
 
 impl Qdisc for Cbt {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         let c = self.classifier.classify(&pkt);
         let size = pkt.size as u64;
         self.stats.arrivals += 1;
@@ -518,7 +516,7 @@ impl Qdisc for Cbt {
                 }
             }
         }
-        let full = !self.limit.admits(self.queue.len(), self.bytes, pkt.size);
+        let full = !self.fifo.admits(self.limit, pkt.size);
         if full && self.limit_first {
             return self.drop(c, DropKind::Overflow, size, now);
         }
@@ -534,22 +532,19 @@ impl Qdisc for Cbt {
         if full {
             return self.drop(c, DropKind::Overflow, size, now);
         }
-        pkt.enqueued_at = now;
         let cls = &mut self.classes[c];
         cls.pkts += 1;
         cls.bytes += size;
         cls.stats.enqueues += 1;
         cls.byte_stats.enqueues += size;
-        self.bytes += size;
         self.stats.enqueues += 1;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
+        let pkt = self.fifo.pop()?;
         let size = pkt.size as u64;
-        self.bytes = self.bytes.saturating_sub(size);
         self.stats.dequeues += 1;
         let cls = &mut self.classes[self.classifier.classify(&pkt)];
         cls.pkts = cls.pkts.saturating_sub(1);
@@ -563,13 +558,13 @@ impl Qdisc for Cbt {
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -684,7 +679,7 @@ mod tests {
         assert_eq!(t.arrivals, t.enqueues + t.drops());
         assert_eq!(t.enqueues, t.dequeues + q.len_packets() as u64);
         assert_eq!((pkts, bytes), (q.len_packets(), q.len_bytes()));
-        assert_eq!(bytes, q.queue.iter().map(|p| p.size as u64).sum::<u64>());
+        assert_eq!(bytes, q.fifo.iter().map(|p| p.size as u64).sum::<u64>());
     }
 
     const TWO: &str = r#"

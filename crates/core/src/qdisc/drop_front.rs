@@ -7,8 +7,7 @@
 //! arrival fits; an arrival larger than the whole limit is itself dropped.
 
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{ConfigError, ConfigResult};
@@ -37,54 +36,48 @@ impl DropFrontParams {
                 "must be finite for drop-front (it drops only when full); allowed: a packet count or a byte size",
             ));
         }
-        Ok(DropFront { limit: self.limit, queue: VecDeque::with_capacity(self.limit.initial_capacity()), bytes: 0, stats: QdiscStats::default() })
+        Ok(DropFront { limit: self.limit, fifo: Fifo::new(self.limit), stats: QdiscStats::default() })
     }
 }
 
 /// A FIFO that discards its head packet when full.
 pub struct DropFront {
     limit: Limit,
-    queue: VecDeque<Packet>,
-    /// Bytes queued; equals the sum of `size` over `queue`.
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
 }
 
 impl Qdisc for DropFront {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, _rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, _rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
         if !self.limit.admits(0, 0, pkt.size) {
             self.stats.count_drop(DropKind::Overflow);
             return Verdict::Dropped(DropKind::Overflow);
         }
-        while !self.limit.admits(self.queue.len(), self.bytes, pkt.size) {
-            let head = self.queue.pop_front().expect("a full queue is not empty");
-            self.bytes -= head.size as u64;
+        while !self.fifo.admits(self.limit, pkt.size) {
+            let head = self.fifo.pop().expect("a full queue is not empty");
             self.stats.count_drop(DropKind::Overflow);
             drops.push((head, DropKind::Overflow));
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, _now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= pkt.size as u64;
+        let pkt = self.fifo.pop()?;
         self.stats.dequeues += 1;
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats

@@ -5,8 +5,7 @@
 //! size stay within the limit (Linux `bfifo`, ns-3 `FifoQueueDisc` with a byte limit).
 
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::ConfigResult;
@@ -42,53 +41,48 @@ impl DropTailParams {
 /// A drop-tail FIFO.
 pub struct DropTail {
     limit: Limit,
-    queue: VecDeque<Packet>,
-    /// Bytes queued; equals the sum of `size` over `queue`.
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
 }
 
 impl DropTail {
     /// An empty queue with the given limit.
     pub fn new(limit: Limit) -> DropTail {
-        DropTail { limit, queue: VecDeque::with_capacity(limit.initial_capacity()), bytes: 0, stats: QdiscStats::default() }
+        DropTail { limit, fifo: Fifo::new(limit), stats: QdiscStats::default() }
     }
 
     /// Whether `pkt` would fit now.
     pub fn fits(&self, pkt: &Packet) -> bool {
-        self.limit.admits(self.queue.len(), self.bytes, pkt.size)
+        self.fifo.admits(self.limit, pkt.size)
     }
 }
 
 impl Qdisc for DropTail {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, _rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, _rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
         if !self.fits(&pkt) {
             self.stats.count_drop(DropKind::Overflow);
             return Verdict::Dropped(DropKind::Overflow);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, _now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= pkt.size as u64;
+        let pkt = self.fifo.pop()?;
         self.stats.dequeues += 1;
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats

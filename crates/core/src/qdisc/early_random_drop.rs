@@ -8,8 +8,7 @@
 
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{ConfigError, ConfigResult};
@@ -55,30 +54,23 @@ impl EarlyRandomDropParams {
                 ));
             }
         }
-        Ok(EarlyRandomDrop {
-            params: self.clone(),
-            queue: VecDeque::with_capacity(self.limit.initial_capacity()),
-            bytes: 0,
-            stats: QdiscStats::default(),
-        })
+        Ok(EarlyRandomDrop { params: self.clone(), fifo: Fifo::new(self.limit), stats: QdiscStats::default() })
     }
 }
 
 /// A FIFO with probabilistic drops above a fixed instantaneous threshold.
 pub struct EarlyRandomDrop {
     params: EarlyRandomDropParams,
-    queue: VecDeque<Packet>,
-    /// Bytes queued; equals the sum of `size` over `queue`.
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
 }
 
 impl Qdisc for EarlyRandomDrop {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
-        let kind = if !self.params.limit.admits(self.queue.len(), self.bytes, pkt.size) {
+        let kind = if !self.fifo.admits(self.params.limit, pkt.size) {
             Some(DropKind::Overflow)
-        } else if self.queue.len() > self.params.threshold as usize && rng.gen::<f64>() < self.params.drop_p {
+        } else if self.fifo.len() > self.params.threshold as usize && rng.gen::<f64>() < self.params.drop_p {
             Some(DropKind::Early)
         } else {
             None
@@ -87,28 +79,25 @@ impl Qdisc for EarlyRandomDrop {
             self.stats.count_drop(kind);
             return Verdict::Dropped(kind);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, _now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= pkt.size as u64;
+        let pkt = self.fifo.pop()?;
         self.stats.dequeues += 1;
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats

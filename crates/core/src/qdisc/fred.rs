@@ -104,11 +104,12 @@
 //! [`Fred::flow_strikes`]; [`Qdisc::flow_estimate`] reports `Nactive`. FRED drops only (no ECN),
 //! as in every experiment of the dissertation (§2.0).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
+use super::fifo::Fifo;
 use super::red_core::{RedConfig, RedState, RedVariant};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
@@ -310,8 +311,7 @@ pub struct Fred {
     avgcq: f64,
     /// Only flows with packets queued; `flows.len()` is `Nactive`.
     flows: HashMap<FlowId, FlowState>,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
     counters: FredCounters,
 }
@@ -330,8 +330,7 @@ impl Fred {
             count: -1,
             avgcq: 1.0,
             flows: HashMap::new(),
-            queue: VecDeque::with_capacity(limit.initial_capacity()),
-            bytes: 0,
+            fifo: Fifo::new(limit),
             stats: QdiscStats::default(),
             counters: FredCounters::default(),
         }
@@ -370,7 +369,7 @@ impl Fred {
     /// Fig. 3.13's `compute_avg`: one update of the average (the idle decay if idle, else one
     /// sample of the current queue), then `avgcq`.
     fn compute_avg(&mut self, now: Time) {
-        self.red.update_average(&self.cfg, self.queue.len() as f64, now);
+        self.red.update_average(&self.cfg, self.fifo.len() as f64, now);
         let avg = self.red.average();
         let n = self.flows.len();
         self.avgcq = if n > 0 { avg / n as f64 } else { avg }.max(1.0);
@@ -399,7 +398,7 @@ impl Fred {
     }
 
     fn drop(&mut self, kind: DropKind, now: Time, was_idle: bool) -> Verdict {
-        if was_idle && self.queue.is_empty() {
+        if was_idle && self.fifo.is_empty() {
             // Choice 2: still idle; the decay up to `now` is done, so the idle period restarts.
             self.red.on_departure_empty(&self.cfg, now);
             self.red.on_empty_dequeue(&self.cfg, now);
@@ -410,11 +409,11 @@ impl Fred {
 }
 
 impl Qdisc for Fred {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
         let (qlen, strikes) = self.flows.get(&pkt.flow).map_or((0, 0), |f| (f.qlen, f.strikes));
         let was_idle = self.red.is_idle();
-        if self.queue.is_empty() {
+        if self.fifo.is_empty() {
             self.compute_avg(now);
         }
         let avg = self.red.average();
@@ -453,26 +452,23 @@ impl Qdisc for Fred {
             }
         }
 
-        if !self.limit.admits(self.queue.len(), self.bytes, pkt.size) {
+        if !self.fifo.admits(self.limit, pkt.size) {
             self.count = 0;
             return self.drop(DropKind::Overflow, now, was_idle);
         }
         let f = self.flows.entry(pkt.flow).or_default();
         f.qlen = f.qlen.saturating_add(1);
         self.compute_avg(now);
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let Some(pkt) = self.queue.pop_front() else {
+        let Some(pkt) = self.fifo.pop() else {
             self.red.on_empty_dequeue(&self.cfg, now);
             return None;
         };
-        self.bytes = self.bytes.saturating_sub(pkt.size as u64);
         self.stats.dequeues += 1;
         let drained = match self.flows.get_mut(&pkt.flow) {
             Some(f) => {
@@ -485,20 +481,20 @@ impl Qdisc for Fred {
         if drained {
             self.flows.remove(&pkt.flow);
         }
-        if self.queue.is_empty() {
+        if self.fifo.is_empty() {
             self.red.on_departure_empty(&self.cfg, now);
         }
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -543,14 +539,14 @@ mod tests {
         let c = q.counters();
         assert_eq!(s.drops_forced, c.drops_flow_cap + c.drops_strike + c.drops_over_share + c.drops_max_th, "{c:?}");
         let mut per_flow: HashMap<u32, u32> = HashMap::new();
-        for p in &q.queue {
+        for p in q.fifo.iter() {
             *per_flow.entry(p.flow).or_default() += 1;
         }
         assert_eq!(per_flow.len(), q.nactive(), "Nactive = flows with packets queued");
         for (&f, &n) in &per_flow {
             assert_eq!(q.flow_qlen(f), n, "q_len of flow {f}");
         }
-        assert_eq!(q.queue.iter().map(|p| p.size as u64).sum::<u64>(), q.len_bytes());
+        assert_eq!(q.fifo.iter().map(|p| p.size as u64).sum::<u64>(), q.len_bytes());
         assert!(q.avgcq() >= 1.0);
         let avg = q.average().unwrap();
         assert!(avg.is_finite() && avg >= 0.0, "avg {avg}");

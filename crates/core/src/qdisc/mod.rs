@@ -13,6 +13,7 @@ pub mod cbt;
 pub mod cbt_classifier;
 pub mod droptail;
 pub mod early_random_drop;
+pub mod fifo;
 pub mod fpq;
 pub mod fred;
 pub mod random_drop;

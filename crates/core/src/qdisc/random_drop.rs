@@ -9,8 +9,7 @@
 //! than the whole limit is itself dropped.
 
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::ConfigResult;
@@ -47,59 +46,49 @@ impl RandomDropParams {
 /// A FIFO that evicts a random queued packet when full.
 pub struct RandomDrop {
     limit: Limit,
-    queue: VecDeque<Packet>,
-    /// Bytes queued; equals the sum of `size` over `queue`.
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
 }
 
 impl RandomDrop {
     /// An empty queue with the given limit.
     pub fn new(limit: Limit) -> RandomDrop {
-        RandomDrop { limit, queue: VecDeque::with_capacity(limit.initial_capacity()), bytes: 0, stats: QdiscStats::default() }
-    }
-
-    fn fits(&self, pkt: &Packet) -> bool {
-        self.limit.admits(self.queue.len(), self.bytes, pkt.size)
+        RandomDrop { limit, fifo: Fifo::new(limit), stats: QdiscStats::default() }
     }
 }
 
 impl Qdisc for RandomDrop {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
         if !self.limit.admits(0, 0, pkt.size) {
             self.stats.count_drop(DropKind::Overflow);
             return Verdict::Dropped(DropKind::Overflow);
         }
-        while !self.fits(&pkt) {
-            let victim = rng.gen_range(0..self.queue.len());
-            let v = self.queue.remove(victim).expect("index below len");
-            self.bytes -= v.size as u64;
+        while !self.fifo.admits(self.limit, pkt.size) {
+            let victim = rng.gen_range(0..self.fifo.len());
+            let v = self.fifo.remove(victim).expect("index below len");
             self.stats.count_drop(DropKind::Overflow);
             drops.push((v, DropKind::Overflow));
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, _now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= pkt.size as u64;
+        let pkt = self.fifo.pop()?;
         self.stats.dequeues += 1;
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats

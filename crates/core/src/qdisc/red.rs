@@ -9,8 +9,7 @@
 //! drops unless `ecn_forced_mark` is set (ns-2's `mark_p_` style marking up to the hard limit).
 
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::red_core::{RedConfig, RedDecision, RedState};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
@@ -151,15 +150,14 @@ pub struct Red {
     limit: Limit,
     ecn: bool,
     ecn_forced_mark: bool,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    fifo: Fifo,
     stats: QdiscStats,
 }
 
 impl Red {
     /// An empty RED queue.
     pub fn new(cfg: RedConfig, limit: Limit, ecn: bool, ecn_forced_mark: bool) -> Red {
-        Red { cfg, state: RedState::default(), limit, ecn, ecn_forced_mark, queue: VecDeque::new(), bytes: 0, stats: QdiscStats::default() }
+        Red { cfg, state: RedState::default(), limit, ecn, ecn_forced_mark, fifo: Fifo::new(limit), stats: QdiscStats::default() }
     }
 
     /// The validated settings.
@@ -174,11 +172,11 @@ impl Red {
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
-        self.limit.admits(self.queue.len(), self.bytes, pkt.size)
+        self.fifo.admits(self.limit, pkt.size)
     }
 
     fn queued_units(&self) -> f64 {
-        if self.cfg.byte_mode { self.bytes as f64 / self.cfg.mean_packet_size } else { self.queue.len() as f64 }
+        if self.cfg.byte_mode { self.fifo.bytes() as f64 / self.cfg.mean_packet_size } else { self.fifo.len() as f64 }
     }
 
     fn drop(&mut self, kind: DropKind) -> Verdict {
@@ -188,14 +186,12 @@ impl Red {
     }
 
     fn accept(&mut self, mut pkt: Packet, now: Time, mark: bool) -> Verdict {
-        pkt.enqueued_at = now;
         if mark {
             pkt.ecn = Ecn::Ce;
             self.state.on_drop(); // a mark restarts the spacing like a drop (ns-2, RFC 3168 §7)
             self.stats.marks += 1;
         }
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         if mark { Verdict::Marked } else { Verdict::Enqueued }
     }
@@ -209,7 +205,7 @@ impl Qdisc for Red {
         if documented && !self.fits(&pkt) {
             return self.drop(DropKind::Overflow);
         }
-        let decision = self.state.decide(&self.cfg, self.queue.len(), pkt.size, rng);
+        let decision = self.state.decide(&self.cfg, self.fifo.len(), pkt.size, rng);
         let markable = self.ecn && pkt.ecn != Ecn::NotEct;
         let mark = match decision {
             RedDecision::Pass => false,
@@ -225,26 +221,25 @@ impl Qdisc for Red {
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let Some(pkt) = self.queue.pop_front() else {
+        let Some(pkt) = self.fifo.pop() else {
             self.state.on_empty_dequeue(&self.cfg, now);
             return None;
         };
-        self.bytes -= pkt.size as u64;
         self.stats.dequeues += 1;
-        if self.queue.is_empty() {
+        if self.fifo.is_empty() {
             self.state.on_departure_empty(&self.cfg, now);
         }
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -343,7 +338,7 @@ mod tests {
         assert!(marked > 0);
         assert_eq!(q.stats().drops(), 0);
         assert_eq!(q.stats().marks, marked);
-        assert_eq!(q.queue.iter().filter(|p| p.ecn == Ecn::Ce).count() as u64, marked);
+        assert_eq!(q.fifo.iter().filter(|p| p.ecn == Ecn::Ce).count() as u64, marked);
         // Not-ECT packets in the same state are dropped.
         let before = q.stats().drops_early;
         for _ in 0..30 {

@@ -15,8 +15,7 @@
 //! them that way to reproduce it. Both tests share `weight`, `variant`, `wait` and `protected_pkts`.
 
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::red_core::{RedConfig, RedDecision, RedState, RedVariant};
 use super::{ClassStats, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
@@ -142,8 +141,7 @@ impl RioParams {
             total_state: RedState::default(),
             in_tags,
             limit: self.limit,
-            queue: VecDeque::new(),
-            bytes: 0,
+            fifo: Fifo::new(self.limit),
             in_queued: 0,
             stats: QdiscStats::default(),
             in_stats: QdiscStats::default(),
@@ -161,8 +159,7 @@ pub struct Rio {
     total_state: RedState,
     in_tags: [bool; 256],
     limit: Limit,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    fifo: Fifo,
     /// In packets queued.
     in_queued: usize,
     stats: QdiscStats,
@@ -193,10 +190,10 @@ impl Rio {
 }
 
 impl Qdisc for Rio {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         let is_in = self.in_tags[pkt.class as usize];
         self.stats.arrivals += 1;
-        let total = self.queue.len();
+        let total = self.fifo.len();
         let decision = if is_in {
             self.in_stats.arrivals += 1;
             self.total_state.update_average(&self.out_cfg, total as f64, now);
@@ -211,12 +208,10 @@ impl Qdisc for Rio {
             RedDecision::Early => return self.drop(is_in, DropKind::Early),
             RedDecision::Forced => return self.drop(is_in, DropKind::Forced),
         }
-        if !self.limit.admits(total, self.bytes, pkt.size) {
+        if !self.fifo.admits(self.limit, pkt.size) {
             return self.drop(is_in, DropKind::Overflow);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         if is_in {
             self.in_queued += 1;
@@ -226,12 +221,11 @@ impl Qdisc for Rio {
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let Some(pkt) = self.queue.pop_front() else {
+        let Some(pkt) = self.fifo.pop() else {
             self.total_state.on_empty_dequeue(&self.out_cfg, now);
             self.in_state.on_empty_dequeue(&self.in_cfg, now);
             return None;
         };
-        self.bytes -= pkt.size as u64;
         self.stats.dequeues += 1;
         if self.in_tags[pkt.class as usize] {
             self.in_queued -= 1;
@@ -240,20 +234,20 @@ impl Qdisc for Rio {
                 self.in_state.on_departure_empty(&self.in_cfg, now);
             }
         }
-        if self.queue.is_empty() {
+        if self.fifo.is_empty() {
             self.total_state.on_departure_empty(&self.out_cfg, now);
         }
         Some(pkt)
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.queue.front()
+        self.fifo.front()
     }
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -273,7 +267,7 @@ impl Qdisc for Rio {
         };
         vec![
             class("in", self.in_stats, self.in_state.average(), self.in_queued),
-            class("out", self.stats.since(&self.in_stats), self.total_state.average(), self.queue.len() - self.in_queued),
+            class("out", self.stats.since(&self.in_stats), self.total_state.average(), self.fifo.len() - self.in_queued),
         ]
     }
 }
