@@ -343,8 +343,8 @@ impl<'s> World<'s> {
         let link = &mut self.links[dir];
         let idle = link.busy_until <= now && !link.tx_done_pending;
         if idle && !link.idle_reported {
-            // The link went idle at `busy_until` with nothing queued; nothing ran then,
-            // there, tell the discipline now, with the time it happened (RED's idle decay).
+            // The link went idle at `busy_until` with nothing queued, and nothing ran at that
+            // instant: tell the discipline now, with the time it happened (RED's idle decay).
             let at = link.busy_until;
             self.start_transmission(at, dir);
         }
