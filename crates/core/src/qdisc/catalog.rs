@@ -171,7 +171,7 @@ pub fn catalog() -> Value {
             "params": defaults::<CbqParams>(),
             "docs": {
                 "qlimit": "per-class drop-tail limit, packets, >= 1 (default 50: the ALTQ/pf default; the dissertation gives none)",
-                "max_lead": "cap on how far a class or group clock may run ahead of real time after borrowing (ALTQ minidle analogue), a duration; default 20ms",
+                "max_lead": "cap on a class or group clock's lead over real time (borrowing debt), applied whenever a class becomes backlogged (ALTQ minidle analogue); a duration, default 20ms",
                 "classes": "leaf classes, tried in order, first match wins; the last must catch every remaining packet. Default: tcp 0.75 + multimedia (udp, tag 1) 0.13 in group tcp-mm, other 0.12 with borrow = false (Table 5.4 HTTP-Proshare)",
                 "classes[].name": "unique class name",
                 "classes[].match": "tcp (data and ACKs) | tcp-data | tcp-ack | udp | any (default)",
