@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{
-    CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
+    CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
     RioParams,
 };
 
@@ -161,6 +161,29 @@ pub fn catalog() -> Value {
                 "protected_pkts": "no drop on the average while the class has at most this many packets queued (Fig. 4.3: q_len_c > 1 -> 1; 0 = q_len_c >= 1)",
                 "idle_rule": "empty (default: every arrival finding its class empty decays, last_c = now; Fig. 4.6 + spec resolution) | flag (ALTQ idle flag: only the first)",
                 "sampling": "own (default: a class's average moves only on its own arrivals) | all (synchronized averages, sec. VI.5.1.1)",
+            },
+        },
+        {
+            "kind": "cbq",
+            "aliases": [],
+            "summary": "Class-Based Queueing (link sharing): per-class drop-tail queues, virtual-clock service at share * link rate, two-level tree; excess goes to siblings in a group first, then to borrowing classes, then (work-conserving) to classes with borrow = false",
+            "source": "Floyd & Jacobson 1995; Parris 2001 Figs. 3.17-3.20, Table 5.4 (ALTQ CBQ as the gold standard); specs/seed000-cbt-algorithms.md sec. 2.6; specs/seed000-cbt-evaluation.md sec. 4.6; module docs of qdisc/cbq.rs",
+            "params": defaults::<CbqParams>(),
+            "docs": {
+                "qlimit": "per-class drop-tail limit, packets, >= 1 (default 50: the ALTQ/pf default; the dissertation gives none)",
+                "max_lead": "cap on a class or group clock's lead over real time (borrowing debt), applied whenever a class becomes backlogged (ALTQ minidle analogue); a duration, default 20ms",
+                "classes": "leaf classes, tried in order, first match wins; the last must catch every remaining packet. Default: tcp 0.75 + multimedia (udp, tag 1) 0.13 in group tcp-mm, other 0.12 with borrow = false (Table 5.4 HTTP-Proshare)",
+                "classes[].name": "unique class name",
+                "classes[].match": "tcp (data and ACKs) | tcp-data | tcp-ack | udp | any (default)",
+                "classes[].tags": "class tags (0-255, set with class = n in [[flows]]) the class accepts; absent = every tag",
+                "classes[].share": "fraction of the link rate, in (0, 1] (12 % = 0.12); required",
+                "classes[].parent": "name of the group the class belongs to; absent = directly under the root",
+                "classes[].borrow": "true (default): may borrow from the root when over its rate and its group is over its rate; false: gets only what the borrowing classes leave (link otherwise idle)",
+                "classes[].qlimit": "per-class override of qlimit, packets",
+                "groups": "interior classes { name, share, borrow }; default: one group per distinct parent, share = sum of its members, borrow = true",
+                "groups[].name": "unique group name, referenced by classes[].parent",
+                "groups[].share": "fraction of the link, in (0, 1], at least the sum of its members (default: that sum)",
+                "groups[].borrow": "false: no member borrows from the root (default true)",
             },
         },
     ])

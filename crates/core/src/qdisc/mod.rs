@@ -8,6 +8,7 @@
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
 pub mod catalog;
+pub mod cbq;
 pub mod drop_front;
 pub mod cbt;
 pub mod cbt_classifier;
@@ -26,6 +27,7 @@ use crate::packet::Packet;
 
 pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
+pub use cbq::{Cbq, CbqClassParams, CbqGroupParams, CbqParams};
 pub use cbt::{Cbt, CbtClassParams, CbtParams};
 pub use droptail::{DropTail, DropTailParams};
 pub use early_random_drop::{EarlyRandomDrop, EarlyRandomDropParams};
@@ -155,7 +157,7 @@ pub trait Qdisc {
     fn flow_estimate(&self) -> Option<f64> {
         None
     }
-    /// Per-class counters of a class-based discipline (CBT), in class order; empty otherwise.
+    /// Per-class counters of a class-based discipline (CBT, CBQ), in class order; empty otherwise.
     fn class_stats(&self) -> Vec<ClassStats> {
         Vec::new()
     }
@@ -181,6 +183,8 @@ pub enum AnyQdisc {
     Fred(Fred),
     /// Class-Based Thresholds.
     Cbt(Cbt),
+    /// Class-Based Queueing (link sharing).
+    Cbq(Cbq),
 }
 
 macro_rules! dispatch {
@@ -195,6 +199,7 @@ macro_rules! dispatch {
             AnyQdisc::Rio($q) => $e,
             AnyQdisc::Fred($q) => $e,
             AnyQdisc::Cbt($q) => $e,
+            AnyQdisc::Cbq($q) => $e,
         }
     };
 }

@@ -11,7 +11,7 @@ use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::qdisc::{
-    AnyQdisc, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
+    AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
     RedParams, RioParams,
 };
 use crate::scenario::units::Limit;
@@ -51,11 +51,13 @@ pub enum QueueSpec {
     Fred(FredParams),
     /// `kind = "cbt"`
     Cbt(CbtParams),
+    /// `kind = "cbq"`
+    Cbq(CbqParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
-    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "fpq"];
+    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -70,6 +72,7 @@ impl QueueSpec {
             QueueSpec::Rio(p) => AnyQdisc::Rio(p.validate(path, rate_bps)?),
             QueueSpec::Fred(p) => AnyQdisc::Fred(p.validate(path, rate_bps)?),
             QueueSpec::Cbt(p) => AnyQdisc::Cbt(p.validate(path, rate_bps)?),
+            QueueSpec::Cbq(p) => AnyQdisc::Cbq(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -84,6 +87,7 @@ impl QueueSpec {
             QueueSpec::Rio(_) => "rio",
             QueueSpec::Fred(_) => "fred",
             QueueSpec::Cbt(_) => "cbt",
+            QueueSpec::Cbq(_) => "cbq",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -98,6 +102,7 @@ impl QueueSpec {
             QueueSpec::Rio(p) => serde_json::to_value(p),
             QueueSpec::Fred(p) => serde_json::to_value(p),
             QueueSpec::Cbt(p) => serde_json::to_value(p),
+            QueueSpec::Cbq(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -239,6 +244,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "rio" => Ok(QueueSpec::Rio(params(rest, path)?)),
         "fred" => Ok(QueueSpec::Fred(params(rest, path)?)),
         "cbt" => Ok(QueueSpec::Cbt(params::<CbtParams>(rest, path)?.filled())),
+        "cbq" => Ok(QueueSpec::Cbq(params::<CbqParams>(rest, path)?.filled())),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
