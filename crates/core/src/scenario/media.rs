@@ -8,8 +8,10 @@
 //!   (clip `i_size_min = "2000B"`–`i_size_max = "14000B"`, `i_log_sd = 0.2`: "5–9 KB in a sample
 //!   minute"); `p_size = "1646B"` (`"300B"`–`"10000B"`, `p_log_sd = 0.6`: "<1 KB to 10 KB");
 //!   `b_size = "241B"` (`"100B"`–`"600B"`, `b_log_sd = 0.25`; never more than one datagram);
-//!   scene activity `activity_sd = 0.3`, `activity_time = "30s"` (§2.3: 10–60 s; calibrated so
-//!   the 4-flow 2-s aggregate spans ≈130–205 KB/s); `playout_deadline` none.
+//!   scene activity (§2.3 "Markov-modulated factor", correlation time 10–60 s): still scenes
+//!   `still_fraction = 0.15` of the time at `still_factor = 0.6`× (high motion ≈1.07×),
+//!   `activity_time = "30s"`, log-sd `activity_sd = 0.05` AR(1) jitter — so the 4-flow 2-s
+//!   aggregate sits near 200 KB/s and dips to ≈155/130 KB/s; `playout_deadline` none.
 //! * `proshare` (§2.2): `audio_size = "200B"` every `audio_interval = "100ms"`; video
 //!   `frame_rate = 15`, `video_size = "1660B"`, `video_size_sd = "230B"`, clip
 //!   `video_size_min = "200B"`–`video_size_max = "2944B"` (two datagrams); modulation
@@ -27,7 +29,7 @@ use crate::traffic::proshare::ProshareParams;
 pub const MPEG_KEYS: &[&str] = &[
     "frame_rate", "gop", "mtu", "header_bytes", "i_size", "i_size_min", "i_size_max", "i_log_sd", "p_size",
     "p_size_min", "p_size_max", "p_log_sd", "b_size", "b_size_min", "b_size_max", "b_log_sd", "activity_sd",
-    "activity_time", "playout_deadline",
+    "activity_time", "still_fraction", "still_factor", "playout_deadline",
 ];
 /// Keys of `kind = "proshare"`.
 pub const PROSHARE_KEYS: &[&str] = &[
@@ -119,12 +121,23 @@ pub fn mpeg_params(f: &mut FlowParams, path: &str) -> ConfigResult<(MpegParams, 
             return err(join(path, &format!("{t}_size_max")), format!("needs more than {MAX_FRAGMENTS} fragments of mtu {mtu}B"));
         }
     }
+    let still_fraction = non_negative_f64(*f.still_fraction.get_or_insert(d.still_fraction), join(path, "still_fraction"))?;
+    if still_fraction >= 1.0 {
+        return err(join(path, "still_fraction"), format!("must be below 1, got {still_fraction}"));
+    }
+    let still_factor = positive_f64(*f.still_factor.get_or_insert(d.still_factor), join(path, "still_factor"))?;
+    if still_factor * still_fraction >= 1.0 {
+        return err(join(path, "still_factor"), "still_factor × still_fraction must be below 1 (the mean factor is 1)");
+    }
+    if still_fraction > 0.0 && activity_time_s == 0.0 {
+        return err(join(path, "activity_time"), "must be positive when still_fraction > 0");
+    }
     let deadline = match f.playout_deadline {
         Some(Duration(Dur::ZERO)) => return err(join(path, "playout_deadline"), "must be positive (omit it for no deadline)"),
         Some(Duration(x)) => Some(x),
         None => None,
     };
-    Ok((MpegParams { frame_rate, gop, sizes: [i, p, b], activity_sd, activity_time_s, mtu, header_bytes }, deadline))
+    Ok((MpegParams { frame_rate, gop, sizes: [i, p, b], activity_sd, still_fraction, still_factor, activity_time_s, mtu, header_bytes }, deadline))
 }
 
 /// Parameters of a `proshare` group.

@@ -260,6 +260,13 @@ pub struct FlowParams {
     /// Correlation time of the activity factor (MPEG 30s; Proshare 5s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activity_time: Option<Duration>,
+    /// MPEG: long-run fraction of time a flow spends in "still" scenes (default 0.15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still_fraction: Option<f64>,
+    /// MPEG: I/P size factor in still scenes (default 0.6; high-motion scenes get the factor that
+    /// keeps the mean at the configured sizes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still_factor: Option<f64>,
     /// MPEG GOP pattern (default "IBBPBB").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gop: Option<String>,
