@@ -180,3 +180,135 @@ pub fn proshare_params(f: &mut FlowParams, path: &str) -> ConfigResult<ProshareP
         header_bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse_toml;
+
+    const BASE: &str = r#"
+[run]
+duration = "20s"
+warmup = "5s"
+seed = 7
+
+[topology]
+bottleneck = { rate = "10Mbps", delay = "2ms" }
+
+[queue]
+kind = "droptail"
+limit = 60
+
+[[flows]]
+kind = "mpeg"
+count = 4
+class = 1
+
+[[flows]]
+kind = "proshare"
+count = 6
+class = 1
+"#;
+
+    const BLAST: &str = r#"
+[[flows]]
+kind = "udp-cbr"
+rate = "10Mbps"
+packet_size = "1052B"
+start = "8s"
+"#;
+
+    fn flows(text: &str) -> Vec<serde_json::Value> {
+        let sc = parse_toml(text).unwrap();
+        let out = crate::run::simulate(&sc, None, |_| true).unwrap();
+        out.summary["flows"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn uncongested_mm_flows_lose_nothing_and_play_30_fps() {
+        let fl = flows(BASE);
+        for f in &fl[..4] {
+            assert_eq!(f["kind"], "mpeg");
+            assert_eq!(f["class"], 1);
+            assert_eq!(f["mm_packets_lost"], 0);
+            let fps = f["mpeg_actual_fps"].as_f64().unwrap();
+            let play = f["mpeg_playable_fps"].as_f64().unwrap();
+            // 15 s at 30 fps; at most one frame straddles each window edge, and the last
+            // B frames may lack their next I (≤ 2 frames + 1 in flight).
+            assert!((fps - 30.0).abs() <= 2.0 / 15.0, "fps {fps}");
+            assert!(play <= fps && play >= fps - 3.0 / 15.0, "playable {play}");
+            assert!(f["mm_latency_mean_s"].as_f64().unwrap() > 0.002);
+        }
+        let mut pps = 0.0;
+        for f in &fl[4..] {
+            assert_eq!(f["kind"], "proshare");
+            assert_eq!(f["mm_packets_lost"], 0);
+            assert!(f.get("frames_sent").is_none());
+            pps += f["packets_sent"].as_f64().unwrap() / 15.0 / 6.0;
+        }
+        // 15 s is 3 modulation times (log-sd 0.12): one flow's 2-packet fraction swings by
+        // ±0.2 (±3 pkt/s); the 6-flow mean has sd ≈ 1.2 pkt/s — ±3.5 is ≈ 3 sd. The long-run
+        // 36 pkt/s is checked in `traffic::proshare`.
+        assert!((pps - 36.0).abs() < 3.5, "pkt/s {pps}");
+    }
+
+    #[test]
+    fn a_blast_costs_mpeg_more_frames_than_packets_and_runs_are_deterministic() {
+        let text = format!("{BASE}{BLAST}");
+        let fl = flows(&text);
+        assert_eq!(fl, flows(&text), "same seed, same results");
+        let (mut lost, mut sent, mut frames, mut playable, mut complete) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for f in &fl[..4] {
+            let n = |k: &str| f[k].as_f64().unwrap();
+            assert_eq!(n("mm_packets_lost") + n("mm_packets_received") + n("mm_packets_in_flight_at_end"), n("packets_sent"));
+            assert!((n("mm_loss_pps") - n("mm_packets_lost") / 15.0).abs() < 1e-9);
+            lost += n("mm_packets_lost");
+            sent += n("packets_sent");
+            frames += n("frames_sent");
+            complete += n("frames_complete");
+            playable += n("frames_playable");
+        }
+        assert!(lost > 0.0);
+        assert!(playable < complete && complete < frames);
+        // Dependencies amplify loss: frame loss well above packet loss (spec §2.3, ≈5× at low loss).
+        assert!((1.0 - playable / frames) > 1.5 * lost / sent, "frame loss {} vs pkt loss {}", 1.0 - playable / frames, lost / sent);
+        for f in &fl[4..10] {
+            assert!(f["mm_loss_pps"].as_f64().unwrap() > 0.0);
+        }
+    }
+
+    #[test]
+    fn bad_multimedia_input_names_the_key() {
+        let bad = |from: &str, to: &str, key: &str, msg: &str| {
+            let e = parse_toml(&BASE.replacen(from, to, 1)).unwrap_err();
+            assert_eq!(e.path, key, "{e}");
+            assert!(e.to_string().contains(msg), "{e}");
+        };
+        let m = "kind = \"mpeg\"\n";
+        bad(m, "kind = \"mpeg\"\nframe_rate = 0\n", "flows[0].frame_rate", "positive");
+        bad(m, "kind = \"mpeg\"\ngop = \"\"\n", "flows[0].gop", "empty");
+        bad(m, "kind = \"mpeg\"\ngop = \"BBI\"\n", "flows[0].gop", "start with I");
+        bad(m, "kind = \"mpeg\"\ngop = \"IBXP\"\n", "flows[0].gop", "only I, P and B");
+        bad(m, "kind = \"mpeg\"\ni_size = \"0B\"\n", "flows[0].i_size", "positive");
+        bad(m, "kind = \"mpeg\"\np_size = \"20KB\"\n", "flows[0].p_size", "between");
+        bad(m, "kind = \"mpeg\"\nmtu = \"99B\"\n", "flows[0].mtu", "100B");
+        bad(m, "kind = \"mpeg\"\nb_size_max = \"2000B\"\n", "flows[0].b_size_max", "one datagram");
+        bad(m, "kind = \"mpeg\"\ni_log_sd = -1.0\n", "flows[0].i_log_sd", "zero or positive");
+        bad(m, "kind = \"mpeg\"\nrate = \"1Mbps\"\n", "flows[0].rate", "its own keys are");
+        bad(m, "kind = \"mpeg\"\naudio_size = \"200B\"\n", "flows[0].audio_size", "not a key of kind \"mpeg\"");
+        let p = "kind = \"proshare\"\n";
+        bad(p, "kind = \"proshare\"\nframe_rate = -15.0\n", "flows[1].frame_rate", "positive");
+        bad(p, "kind = \"proshare\"\nvideo_size = \"0B\"\n", "flows[1].video_size", "positive");
+        bad(p, "kind = \"proshare\"\nmtu = \"50B\"\n", "flows[1].mtu", "100B");
+        bad(p, "kind = \"proshare\"\ngop = \"IBBPBB\"\n", "flows[1].gop", "not a key of kind \"proshare\"");
+    }
+
+    #[test]
+    fn defaults_are_echoed() {
+        let sc = parse_toml(BASE).unwrap();
+        let f = &sc.echo["flows"][0];
+        assert_eq!(f["gop"], "IBBPBB");
+        assert_eq!(f["frame_rate"], 30.0);
+        assert_eq!(f["mtu"], "1472B");
+        assert_eq!(sc.echo["flows"][1]["frame_rate"], 15.0);
+    }
+}
