@@ -117,3 +117,65 @@ impl Packet {
         &self.sack[..self.sack_len as usize]
     }
 }
+
+/// Fragment tags of the multimedia sources (`kind = "mpeg"` / `"proshare"`), carried in the
+/// `ack` field, which UDP datagrams do not otherwise use (the struct stays 64 bytes).
+///
+/// Layout of `ack`: bits 0–11 fragment index (0-based), bits 12–23 fragment count (1–4095),
+/// bits 24–26 [`MediaType`]. `seq` carries the MPEG frame number (the frame's position in the
+/// flow's stream, from 0) or, for Proshare, the per-flow datagram sequence number. Every
+/// fragment of a frame carries the same `seq`, type and count, and the frame's send time in
+/// `sent_at` (the one-way latency timestamp).
+pub mod media {
+    /// What a multimedia datagram carries.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    #[repr(u8)]
+    pub enum MediaType {
+        /// Not a multimedia fragment (plain UDP).
+        None = 0,
+        /// MPEG intra-coded frame.
+        I = 1,
+        /// MPEG predicted frame.
+        P = 2,
+        /// MPEG bidirectionally predicted frame.
+        B = 3,
+        /// Proshare audio frame.
+        Audio = 4,
+        /// Proshare video frame.
+        Video = 5,
+    }
+
+    /// Largest fragment count a tag can hold.
+    pub const MAX_FRAGMENTS: u32 = 0xFFF;
+
+    /// Packs a fragment tag into the `ack` field.
+    pub const fn pack(ty: MediaType, index: u32, count: u32) -> u32 {
+        (index & 0xFFF) | (count & 0xFFF) << 12 | (ty as u32) << 24
+    }
+
+    /// Unpacks `(type, fragment index, fragment count)` from an `ack` field.
+    pub const fn unpack(ack: u32) -> (MediaType, u32, u32) {
+        let ty = match (ack >> 24) & 0x7 {
+            1 => MediaType::I,
+            2 => MediaType::P,
+            3 => MediaType::B,
+            4 => MediaType::Audio,
+            5 => MediaType::Video,
+            _ => MediaType::None,
+        };
+        (ty, ack & 0xFFF, (ack >> 12) & 0xFFF)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn tags_round_trip() {
+            for (ty, i, n) in [(MediaType::I, 4, 5), (MediaType::B, 0, 1), (MediaType::Video, 1, 2), (MediaType::P, 4094, 4095)] {
+                assert_eq!(unpack(pack(ty, i, n)), (ty, i, n));
+            }
+            assert_eq!(unpack(0).0, MediaType::None);
+        }
+    }
+}

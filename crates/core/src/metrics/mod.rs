@@ -1,6 +1,7 @@
 //! Metric collectors: delay histograms, queue monitors, time series, pcap capture, fairness.
 
 pub mod flow_counter;
+pub mod frame_decoder;
 pub mod histogram;
 pub mod pcap;
 pub mod queue_monitor;

@@ -1,5 +1,6 @@
 //! Scenario schema, unit parsing and validation.
 
+pub mod media;
 pub mod parse;
 pub mod schema;
 pub mod units;

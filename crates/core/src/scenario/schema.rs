@@ -147,7 +147,7 @@ pub enum SizeDist {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowParams {
-    /// `tcp`, `udp-cbr` or `udp-poisson`.
+    /// `tcp`, `udp-cbr`, `udp-poisson`, `mpeg` or `proshare`.
     pub kind: String,
     /// Number of identical flows in the group (≥ 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -246,6 +246,88 @@ pub struct FlowParams {
     /// `fixed` or `exponential` packet sizes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet_size_dist: Option<SizeDist>,
+
+    // ---- multimedia (`mpeg`, `proshare`; defaults and sources in `scenario/media.rs`) ----
+    /// Frames per second (MPEG: 30; Proshare video: 15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_rate: Option<f64>,
+    /// Largest UDP payload per datagram; frames are fragmented to it (default 1472B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<Bytes>,
+    /// Log-sd of the slow activity factor (MPEG scene activity 0.3; Proshare modulation 0.12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity_sd: Option<f64>,
+    /// Correlation time of the activity factor (MPEG 30s; Proshare 5s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity_time: Option<Duration>,
+    /// MPEG: long-run fraction of time a flow spends in "still" scenes (default 0.15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still_fraction: Option<f64>,
+    /// MPEG: I/P size factor in still scenes (default 0.6; high-motion scenes get the factor that
+    /// keeps the mean at the configured sizes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still_factor: Option<f64>,
+    /// MPEG GOP pattern (default "IBBPBB").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gop: Option<String>,
+    /// MPEG I-frame mean size (after clipping), and its clip range and within-scene log-sd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub i_size: Option<Bytes>,
+    /// Smallest I frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub i_size_min: Option<Bytes>,
+    /// Largest I frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub i_size_max: Option<Bytes>,
+    /// Log-sd of I sizes within a scene.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub i_log_sd: Option<f64>,
+    /// MPEG P-frame mean size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_size: Option<Bytes>,
+    /// Smallest P frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_size_min: Option<Bytes>,
+    /// Largest P frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_size_max: Option<Bytes>,
+    /// Log-sd of P sizes within a scene.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_log_sd: Option<f64>,
+    /// MPEG B-frame mean size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_size: Option<Bytes>,
+    /// Smallest B frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_size_min: Option<Bytes>,
+    /// Largest B frame (at most `mtu`: one datagram).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_size_max: Option<Bytes>,
+    /// Log-sd of B sizes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_log_sd: Option<f64>,
+    /// MPEG frames with a fragment arriving later than this after the frame was sent count as
+    /// lost (default: no deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_deadline: Option<Duration>,
+    /// Proshare audio datagram payload (default 200B: 228 B IP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_size: Option<Bytes>,
+    /// Proshare audio datagram interval (default 100ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_interval: Option<Duration>,
+    /// Proshare mean video frame size (default 1660B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_size: Option<Bytes>,
+    /// Proshare frame-to-frame video size standard deviation (default 230B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_size_sd: Option<Bytes>,
+    /// Smallest Proshare video frame (default 200B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_size_min: Option<Bytes>,
+    /// Largest Proshare video frame (default 2944B: two datagrams).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_size_max: Option<Bytes>,
 }
 
 /// `[output]`

@@ -16,6 +16,9 @@ use crate::qdisc::{
 };
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
+use crate::traffic::mpeg::MpegParams;
+use crate::traffic::proshare::ProshareParams;
+use super::media::{mpeg_params, proshare_params, MPEG_KEYS, PROSHARE_KEYS};
 
 /// A link after validation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,6 +136,15 @@ pub enum FlowKind {
         /// Size distribution.
         dist: SizeDist,
     },
+    /// Synthetic MPEG-1 video (`kind = "mpeg"`).
+    Mpeg {
+        /// Frame process and fragmentation.
+        params: MpegParams,
+        /// Frames with a fragment later than this count as lost.
+        playout_deadline: Option<Dur>,
+    },
+    /// Synthetic Proshare conference (`kind = "proshare"`).
+    Proshare(ProshareParams),
 }
 
 /// One flow after expanding `count`.
@@ -262,7 +274,7 @@ const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
 fn present_keys(f: &FlowParams) -> Vec<&'static str> {
     let v = serde_json::to_value(f).expect("flow params serialise");
     let obj = v.as_object().expect("table");
-    TCP_KEYS.iter().chain(UDP_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
+    TCP_KEYS.iter().chain(UDP_KEYS).chain(MPEG_KEYS).chain(PROSHARE_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
 }
 
 fn pick<T: Clone>(v: &Option<OneOrMany<T>>, i: usize, default: T) -> T {
@@ -444,15 +456,20 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         let (is_tcp, allowed): (bool, &[&str]) = match f.kind.as_str() {
             "tcp" => (true, TCP_KEYS),
             "udp-cbr" | "udp-poisson" => (false, UDP_KEYS),
+            "mpeg" => (false, MPEG_KEYS),
+            "proshare" => (false, PROSHARE_KEYS),
             other => {
                 return err(
                     join(&path, "kind"),
-                    format!("unknown flow kind \"{other}\"; allowed: tcp, udp-cbr, udp-poisson"),
+                    format!("unknown flow kind \"{other}\"; allowed: tcp, udp-cbr, udp-poisson, mpeg, proshare"),
                 )
             }
         };
         if let Some(k) = present_keys(f).into_iter().find(|k| !allowed.contains(k)) {
-            return err(join(&path, k), format!("not a key of kind \"{}\"", f.kind));
+            return err(
+                join(&path, k),
+                format!("not a key of kind \"{}\"; its own keys are: {}", f.kind, allowed.join(", ")),
+            );
         }
         check_list_len(&f.access_delay, count, &join(&path, "access_delay"))?;
         check_list_len(&f.receiver_access_delay, count, &join(&path, "receiver_access_delay"))?;
@@ -478,6 +495,11 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             let v = variant_name(cfg.variant);
             tcp_configs.push(cfg);
             (FlowKind::Tcp(tcp_configs.len() - 1), v)
+        } else if f.kind == "mpeg" {
+            let (params, playout_deadline) = mpeg_params(f, &path)?;
+            (FlowKind::Mpeg { params, playout_deadline }, "mpeg")
+        } else if f.kind == "proshare" {
+            (FlowKind::Proshare(proshare_params(f, &path)?), "proshare")
         } else {
             let Some(rate) = f.rate else { return err(join(&path, "rate"), "missing; UDP flows need a rate such as \"1Mbps\"") };
             let size = f.packet_size.get_or_insert(Bytes(1000)).0;

@@ -19,6 +19,9 @@ use crate::qdisc::{AnyQdisc, ClassStats, DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, LinkSpec, Scenario};
 use crate::traffic::transfers::TransferRecord;
+use crate::metrics::frame_decoder::FrameDecoder;
+use crate::traffic::mpeg::MpegSource;
+use crate::traffic::proshare::ProshareSource;
 use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{TcpReceiver, TcpSender, TcpSenderStats};
 use rand::Rng as _;
@@ -65,6 +68,14 @@ impl Access {
 enum Endpoint {
     Tcp { cfg: u16, sender: TcpSender, receiver: TcpReceiver, sender_timer_at: Time, receiver_timer_at: Time },
     Udp { source: UdpSource, delivered_payload: u64 },
+    /// A multimedia source; `decoder` (MPEG only) does the receiver's frame accounting.
+    Media { source: MediaSource, decoder: Option<FrameDecoder>, delivered_payload: u64 },
+}
+
+/// The multimedia sources.
+enum MediaSource {
+    Mpeg(MpegSource),
+    Proshare(ProshareSource),
 }
 
 /// Per-flow counters. Like every reported metric they count from the end of the warm-up.
@@ -94,6 +105,11 @@ pub struct FlowCounters {
     pub completed_at: Option<Time>,
     /// The transfer in progress (flows with a transfer plan): start, size, timeouts before it.
     pub transfer: (Time, u32, u64),
+    /// Data packets sent at or after the warm-up that were dropped at a queue or lost on a link
+    /// (charged by send time, whenever the drop happens).
+    pub lost_sent_after_warmup: u64,
+    /// Data packets sent at or after the warm-up that reached the receiver.
+    pub received_sent_after_warmup: u64,
 }
 
 struct Flow {
@@ -206,6 +222,7 @@ impl<'s> World<'s> {
             .iter()
             .enumerate()
             .map(|(i, f)| {
+                let mut rng = stream(sc.seed, StreamId::Flow(i as u32));
                 let endpoint = match f.kind {
                     FlowKind::Tcp(c) => Endpoint::Tcp {
                         cfg: c as u16,
@@ -222,6 +239,16 @@ impl<'s> World<'s> {
                         source: UdpSource::new(UdpPattern::Poisson, rate_bps, packet_size, dist),
                         delivered_payload: 0,
                     },
+                    FlowKind::Mpeg { ref params, playout_deadline } => Endpoint::Media {
+                        decoder: Some(FrameDecoder::new(params.gop.clone(), playout_deadline)),
+                        source: MediaSource::Mpeg(MpegSource::new(params.clone(), &mut rng)),
+                        delivered_payload: 0,
+                    },
+                    FlowKind::Proshare(ref params) => Endpoint::Media {
+                        source: MediaSource::Proshare(ProshareSource::new(params.clone(), &mut rng)),
+                        decoder: None,
+                        delivered_payload: 0,
+                    },
                 };
                 events.schedule(f.start, Event::Start(i as u32));
                 if f.stop < sc.duration {
@@ -233,7 +260,7 @@ impl<'s> World<'s> {
                     sender_side: [Access::new(&f.access), Access::new(&f.access)],
                     receiver_side: [Access::new(&f.receiver_access), Access::new(&f.receiver_access)],
                     active: false,
-                    rng: stream(sc.seed, StreamId::Flow(i as u32)),
+                    rng,
                     counters: FlowCounters::default(),
                 }
             })
@@ -333,6 +360,9 @@ impl<'s> World<'s> {
                 link.monitor.link_losses += 1;
                 self.flows[pkt.flow as usize].counters.drops += 1;
             }
+            if pkt.kind != PacketKind::TcpAck && pkt.sent_at >= self.sc.warmup {
+                self.flows[pkt.flow as usize].counters.lost_sent_after_warmup += 1;
+            }
             return;
         }
         if dir == 0 && pkt.kind != PacketKind::TcpAck {
@@ -356,6 +386,9 @@ impl<'s> World<'s> {
             Verdict::Marked if measuring => counters.marks += 1,
             Verdict::Dropped(_) if measuring => counters.drops += 1,
             Verdict::Marked | Verdict::Dropped(_) => {}
+        }
+        if matches!(verdict, Verdict::Dropped(_)) && pkt.kind != PacketKind::TcpAck && pkt.sent_at >= self.sc.warmup {
+            counters.lost_sent_after_warmup += 1;
         }
         self.account_inner_drops(measuring);
         let link = &mut self.links[dir];
@@ -384,6 +417,9 @@ impl<'s> World<'s> {
         for (p, _) in self.drop_buf.drain(..) {
             if measuring {
                 self.flows[p.flow as usize].counters.drops += 1;
+            }
+            if p.kind != PacketKind::TcpAck && p.sent_at >= self.sc.warmup {
+                self.flows[p.flow as usize].counters.lost_sent_after_warmup += 1;
             }
         }
     }
@@ -432,7 +468,7 @@ impl<'s> World<'s> {
             if let Some(w) = self.pcap.as_mut() {
                 let mss = match self.flows[pkt.flow as usize].endpoint {
                     Endpoint::Tcp { cfg, .. } => self.sc.tcp_configs[cfg as usize].mss,
-                    Endpoint::Udp { .. } => 1,
+                    Endpoint::Udp { .. } | Endpoint::Media { .. } => 1,
                 };
                 w.capture(now, &pkt, mss);
             }
@@ -533,6 +569,16 @@ impl<'s> World<'s> {
                 record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
                 *delivered_payload += pkt.payload as u64;
             }
+            (Endpoint::Media { decoder, delivered_payload, .. }, _) => {
+                record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
+                *delivered_payload += pkt.payload as u64;
+                if pkt.sent_at >= sc.warmup {
+                    flow.counters.received_sent_after_warmup += 1;
+                }
+                if let Some(d) = decoder {
+                    d.on_received(pkt.seq, now);
+                }
+            }
         }
     }
 
@@ -555,6 +601,13 @@ impl<'s> World<'s> {
                 self.arm_sender_timer(f);
             }
             Endpoint::Udp { .. } => self.udp_send(now, f),
+            Endpoint::Media { source, .. } => {
+                let first = match source {
+                    MediaSource::Mpeg(s) => s.start(now, &mut flow.rng),
+                    MediaSource::Proshare(s) => s.start(now, &mut flow.rng),
+                };
+                self.events.schedule(first, Event::UdpSend(f as u32));
+            }
         }
     }
 
@@ -563,12 +616,28 @@ impl<'s> World<'s> {
         if !flow.active {
             return;
         }
-        let Endpoint::Udp { source, .. } = &mut flow.endpoint else { unreachable!("UdpSend for a TCP flow") };
-        let (mut pkt, gap) = source.send(f as u32, now, &mut flow.rng);
-        pkt.class = self.sc.flows[f].class;
-        self.tx_buf.push(pkt);
+        let class = self.sc.flows[f].class;
+        let next = match &mut flow.endpoint {
+            Endpoint::Udp { source, .. } => {
+                let (pkt, gap) = source.send(f as u32, now, &mut flow.rng);
+                self.tx_buf.push(pkt);
+                now + gap
+            }
+            Endpoint::Media { source: MediaSource::Mpeg(s), decoder, .. } => {
+                let (frame, next) = s.emit(f as u32, now, &mut flow.rng, &mut self.tx_buf);
+                if let Some(d) = decoder {
+                    d.on_sent(frame.number, frame.fragments, now);
+                }
+                next
+            }
+            Endpoint::Media { source: MediaSource::Proshare(s), .. } => s.emit(f as u32, now, &mut flow.rng, &mut self.tx_buf),
+            Endpoint::Tcp { .. } => unreachable!("UdpSend for a TCP flow"),
+        };
+        for p in &mut self.tx_buf {
+            p.class = class;
+        }
         self.transmit(now, f, true);
-        self.events.schedule(now + gap, Event::UdpSend(f as u32));
+        self.events.schedule(next, Event::UdpSend(f as u32));
     }
 
     fn sender_timer(&mut self, now: Time, f: usize) {
@@ -696,6 +765,9 @@ impl<'s> World<'s> {
                     0,
                     serde_json::json!({ "delivered_bytes": delivered(&f.endpoint) }),
                 ),
+                Endpoint::Media { source, decoder, .. } => {
+                    (if matches!(source, MediaSource::Mpeg(_)) { "mpeg" } else { "proshare" }, 0, 0, media_summary(sc, spec, c, decoder.as_ref(), delivered(&f.endpoint)))
+                }
             };
             let mut o = serde_json::json!({
                 "id": i,
@@ -819,7 +891,7 @@ fn mean_after(times_s: &[f64], values: &[f64], warmup: Time) -> Option<f64> {
 fn delivered(e: &Endpoint) -> u64 {
     match e {
         Endpoint::Tcp { receiver, .. } => receiver.delivered_bytes(),
-        Endpoint::Udp { delivered_payload, .. } => *delivered_payload,
+        Endpoint::Udp { delivered_payload, .. } | Endpoint::Media { delivered_payload, .. } => *delivered_payload,
     }
 }
 
@@ -829,4 +901,55 @@ fn record_delivery(c: &mut FlowCounters, now: Time, pkt: &Packet, warmup: Time) 
         c.packets_delivered += 1;
         c.delay.record(now.0 - pkt.sent_at.0);
     }
+}
+
+/// Receiver-side multimedia metrics of one flow (spec `seed000-cbt-evaluation.md` §3).
+///
+/// Everything counts packets and frames *sent* from the end of the warm-up on; rates divide by
+/// the flow's active part of the measurement window, `[max(warmup, start), min(end, stop)]`.
+/// * `mm_packets_lost`: packets sent in the window that were dropped at a queue or lost on a
+///   link — i.e. sent − received, not counting `mm_packets_in_flight_at_end` (sent but neither
+///   received nor dropped when the run ended); `mm_loss_pps` is it per second.
+/// * `mm_latency_mean_s`: mean one-way delay of packets delivered after warm-up (send
+///   timestamp to arrival at the receiving host; the same as `delay_mean_s`).
+/// * MPEG: `frames_sent`, `frames_complete` (every fragment arrived, none after
+///   `playout_deadline`) and `frames_playable` (complete and decodable under the GOP's
+///   dependencies, [`FrameDecoder`]), over frames sent in `[warmup, end)`;
+///   `mpeg_actual_fps` = complete / active s, `mpeg_playable_fps` = playable / active s. Frames
+///   sent just before the end whose fragments or next reference frame were still in flight
+///   count as not complete or not playable (at most a GOP).
+fn media_summary(
+    sc: &Scenario,
+    spec: &crate::scenario::FlowSpec,
+    c: &FlowCounters,
+    decoder: Option<&FrameDecoder>,
+    delivered_bytes: u64,
+) -> serde_json::Value {
+    let from = sc.warmup.max(spec.start);
+    let to = sc.duration.min(spec.stop);
+    let active_s = if to > from { (to.0 - from.0) as f64 * 1e-9 } else { 0.0 };
+    let per_s = |x: u64| if active_s > 0.0 { x as f64 / active_s } else { 0.0 };
+    let lost = c.lost_sent_after_warmup;
+    let in_flight = c.packets_sent.saturating_sub(c.received_sent_after_warmup + lost);
+    let mut o = serde_json::json!({
+        "delivered_bytes": delivered_bytes,
+        "mm_active_s": active_s,
+        "mm_packets_received": c.received_sent_after_warmup,
+        "mm_packets_lost": lost,
+        "mm_packets_in_flight_at_end": in_flight,
+        "mm_loss_pps": per_s(lost),
+        "mm_loss_fraction": if c.packets_sent > 0 { lost as f64 / c.packets_sent as f64 } else { 0.0 },
+        "mm_latency_mean_s": c.delay.mean_s(),
+    });
+    if let Some(d) = decoder {
+        let t = d.tally(sc.warmup, sc.duration);
+        let m = o.as_object_mut().expect("object");
+        m.insert("frames_sent".into(), t.sent.into());
+        m.insert("frames_complete".into(), t.complete.into());
+        m.insert("frames_playable".into(), t.playable.into());
+        m.insert("mpeg_sent_fps".into(), per_s(t.sent).into());
+        m.insert("mpeg_actual_fps".into(), per_s(t.complete).into());
+        m.insert("mpeg_playable_fps".into(), per_s(t.playable).into());
+    }
+    o
 }

@@ -1,4 +1,8 @@
-//! Traffic sources that are not TCP's own logic: UDP sources and TCP transfer plans.
+//! Traffic sources that are not TCP's own logic: UDP sources, multimedia sources and TCP
+//! transfer plans.
 
+pub mod activity;
+pub mod mpeg;
+pub mod proshare;
 pub mod transfers;
 pub mod udp;
