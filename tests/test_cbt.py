@@ -119,3 +119,24 @@ def test_cbt_config_json_is_machine_readable() -> None:
     proc = run_cli("cbt-config", "--link", "10Mbps", "--latency", "50ms", "--class", "a:1000B:50%:tcp", "--json")
     rows = json.loads(proc.stdout)
     assert rows[0]["th_max_pkts"] == pytest.approx(5e6 * 0.05 / 8000)
+
+
+def test_repro_cbt_quick_writes_report_with_verdicts(tmp_path: Path) -> None:
+    from aqmlab.repro import cbt as repro_cbt
+
+    claims = repro_cbt.reproduce(tmp_path, quick=True, quiet=True)
+    report = (tmp_path / "report.md").read_text()
+    assert len(claims) >= 20
+    for c in claims:
+        assert f"| {c.ident} |" in report and c.holds in (True, False, None)
+    assert all(c.note for c in claims if c.holds is False), "every claim that does not hold is investigated"
+    for name in ("cbt_blast_period.png", "cbt_mm_period.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
+    import pandas as pd
+
+    df = pd.read_csv(tmp_path / "results.csv")
+    assert len(df) == 2 * 5 * 2  # mixes × algorithms × periods
+    blast = df[(df["period"] == "blast") & (df["mix"] == "BULK-MPEG")].set_index("algorithm")
+    # the blast period really has the blast, the multimedia period does not
+    assert blast.loc["FIFO", "other_KBps"] > 800
+    assert (df[df["period"] == "mm"]["other_KBps"] == 0).all()

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from .. import api
 
-__all__ = ["Claim", "Job", "run_jobs", "claims_table", "claim_notes", "fmt"]
+__all__ = ["Claim", "Job", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,14 @@ def claims_table(claims: Iterable[Claim]) -> str:
 def claim_notes(claims: Iterable[Claim]) -> str:
     """The investigation notes of the claims that have one, as a markdown list."""
     return "\n".join(f"* **{c.ident}** ({c.verdict}): {c.note}" for c in claims if c.note)
+
+
+def frame_table(df) -> str:
+    """A data frame as a markdown table, numbers with 4 significant digits."""
+    cells = [[fmt(v, 4) if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    head = "| " + " | ".join(map(str, df.columns)) + " |"
+    rule = "|" + "---|" * len(df.columns)
+    return "\n".join([head, rule] + ["| " + " | ".join(r) + " |" for r in cells])
 
 
 def fmt(x: float, digits: int = 3) -> str:

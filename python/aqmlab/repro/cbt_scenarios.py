@@ -1,0 +1,102 @@
+"""The CBT dissertation's lab (Parris 2001, App. A; spec `seed000-cbt-evaluation.md` §1–2, §4) as
+aqmlab scenarios, for the BULK mixes. (HTTP browsers are not modelled yet, so the two HTTP mixes
+are not here.)
+
+* Bottleneck 10 Mb/s, 1 ms each way; the multimedia path has no induced delay (base latency ≈ 2–5 ms
+  in the lab).
+* TCP: FreeBSD 2.2.8 as Table A.8 gives it — Reno, no SACK, initial window 1, 16 KB windows, delayed
+  ACKs; 1448-byte segments with 52 header bytes (1500-byte IP packets with RFC 1323 timestamps); BSD
+  timers: 500 ms ticks, 1 s minimum RTO, initial RTO 3 s (not stated in the dissertation).
+* BULK: 360 long-lived flows, 12 per (server, client) pair; the pair's induced RTT (Table A.1) is
+  split evenly over the two directions of the sender's access link (dummynet delayed the inbound
+  ACKs; only the sum matters to TCP). Each flow has a 10 Mb/s access link (the hosts' NICs; 72 flows
+  shared one NIC in the lab, which we do not model).
+* Multimedia: 4 MPEG or 6 Proshare flows tagged `class = 1` ("UDP to ports 6000–6010"), 30–210 s.
+* Other: one UDP blast of 1052-byte packets at 1,270 packets/s through a 10 Mb/s access link, 90–150 s.
+* Measurement periods (spec §2.6): multimedia period 35–85 s, blast period 95–145 s. Each period is a
+  run that ends at the period's end with the period's start as its warm-up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MIXES", "ALGORITHMS", "PERIODS", "scenario", "queue"]
+
+# Table A.1, induced RTT in ms: servers (rows) × clients (columns).
+RTT_MS = [
+    [15, 0, 14, 60, 98, 30],
+    [30, 15, 28, 112, 42, 50],
+    [10, 45, 80, 84, 154, 60],
+    [73, 126, 30, 70, 56, 70],
+    [40, 5, 96, 15, 49, 110],
+]
+FLOWS_PER_PAIR = 12  # 360 BULK flows
+
+PERIODS = {"mm": (35.0, 85.0), "blast": (95.0, 145.0)}
+
+# Table 5.3 (CBT, L = 30 ms) and Table 5.4 (CBQ) rows, and the measured mean packet sizes with headers
+# (Tables B.17, B.21), for the BULK mixes.
+MIXES = {
+    "BULK-MPEG": {"mm": "mpeg", "mm_count": 4, "sizes": {"tcp": 1507, "mm": 807, "other": 1075},
+                  "cbt": {"tcp": (17.73, 870), "mm": (7.81, 205), "other": (4.29, 150)},
+                  "cbq": {"tcp": 0.72, "mm": 0.16, "other": 0.12}},
+    "BULK-Proshare": {"mm": "proshare", "mm_count": 6, "sizes": {"tcp": 1468, "mm": 757, "other": 1075},
+                      "cbt": {"tcp": (18.52, 885), "mm": (7.71, 190), "other": (4.29, 150)},
+                      "cbq": {"tcp": 0.74, "mm": 0.14, "other": 0.12}},
+}
+
+ALGORITHMS = ["FIFO", "RED", "FRED", "CBT", "CBQ"]
+
+
+def queue(algorithm: str, mix: str) -> dict[str, Any]:
+    """The Table 5.1 / 5.3 / 5.4 settings of `algorithm` for `mix`."""
+    m = MIXES[mix]
+    if algorithm == "FIFO":
+        return {"kind": "droptail", "limit": 60}
+    if algorithm == "RED":
+        return {"kind": "red", "limit": 240, "weight": 1 / 256, "max_p": 0.1, "min_th": 5, "max_th": 40}
+    if algorithm == "FRED":
+        return {"kind": "fred", "limit": 240, "weight": 1 / 256, "max_p": 0.1, "min_th": 5, "max_th": 60, "minq": 2}
+    if algorithm == "CBT":
+        weights = {"tcp": 1 / 256, "mm": 1 / 16, "other": 1 / 4}
+        classes = []
+        for name, match, tags in (("tcp", "tcp", None), ("mm", "udp", [1]), ("other", "any", None)):
+            th, alloc = m["cbt"][name]
+            c = {"name": name, "match": match, "max_th": th, "weight": weights[name],
+                 "mean_packet_size": f"{m['sizes'][name]}B", "allocation": f"{alloc}KiB/s"}
+            if tags:
+                c["tags"] = tags
+            if name == "tcp":
+                c |= {"min_th": 5, "max_p": 0.1}
+            classes.append(c)
+        return {"kind": "cbt", "limit": 240, "classes": classes}
+    if algorithm == "CBQ":
+        shares = m["cbq"]
+        return {"kind": "cbq", "classes": [
+            {"name": "tcp", "match": "tcp", "share": shares["tcp"], "parent": "tcp-mm"},
+            {"name": "mm", "match": "udp", "tags": [1], "share": shares["mm"], "parent": "tcp-mm"},
+            {"name": "other", "share": shares["other"], "borrow": False}]}
+    raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+
+
+def scenario(mix: str, algorithm: str, period: str, seed: int) -> dict[str, Any]:
+    """One run of the experiment script, measured over `period` ("mm" or "blast")."""
+    start, end = PERIODS[period]
+    m = MIXES[mix]
+    one_way_ms = [rtt / 2 for row in RTT_MS for rtt in row for _ in range(FLOWS_PER_PAIR)]
+    bulk = {"kind": "tcp", "count": len(one_way_ms), "variant": "reno", "sack": False, "mss": "1448B",
+            "header_bytes": "52B", "initial_window": 1, "max_window": "16384B",
+            "delayed_ack": {"count": 2, "timeout": "200ms"}, "min_rto": "1s", "initial_rto": "3s",
+            "timer_granularity": "500ms", "coarse_timer": True, "start_jitter": "2s",
+            "access_rate": "10Mbps", "access_delay": [f"{d:g}ms" for d in one_way_ms]}
+    mm = {"kind": m["mm"], "count": m["mm_count"], "class": 1, "start": "30s", "stop": "210s", "access_rate": "100Mbps"}
+    blast = {"kind": "udp-cbr", "rate": f"{1052 * 8 * 1270}bps", "packet_size": "1052B", "start": "90s", "stop": "150s",
+             "access_rate": "10Mbps"}
+    return {
+        "run": {"duration": f"{end:g}s", "warmup": f"{start:g}s", "seed": seed},
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "1ms"}, "access": {"rate": "100Mbps", "delay": "0.5ms"}},
+        "queue": queue(algorithm, mix),
+        "flows": [bulk, mm, blast] if period == "blast" else [bulk, mm],  # the blast starts after the mm period
+        "output": {"per_flow_timeseries": False, "bin": "1s"},
+    }
