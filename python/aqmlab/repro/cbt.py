@@ -5,8 +5,8 @@ of `cbt_scenarios`, in the multimedia period (TCP + multimedia) and the blast pe
 blast). The claims are the dissertation's qualitative orderings and stated numbers (spec
 `seed000-cbt-evaluation.md` §5.15, §5.1–5.11); each criterion is written next to the claim.
 
-Not yet reproduced (issue #3 stays open): the HTTP mixes (no Mah-style browser model yet), the
-CBT predicted-vs-measured experiments of Ch. IV §5, and the App. B parameter sweeps.
+Also Ch. IV §5's predictability experiments (`cbt_predictability`). Not yet reproduced (issue #3
+stays open): the HTTP mixes (no Mah-style browser model yet), Table 4.9's L′ and the App. B sweeps.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from . import cbt_predictability  # noqa: E402
 from . import cbt_scenarios as S  # noqa: E402
 from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, frame_table, run_jobs  # noqa: E402
 
@@ -157,6 +158,10 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     df.to_csv(out / "results.csv", index=False)
     figs = figures(df, out)
     cl = claims(df)
+    latency, predictability = cbt_predictability.run(p.seeds, out, p.workers, p.quiet)
+    latency.to_csv(out / "latency_control.csv", index=False)
+    cl += predictability
+    figs.append("cbt_predictability.png")
     held, failed = sum(c.holds is True for c in cl), sum(c.holds is False for c in cl)
     lines = [
         "# Parris 2001, *Class-Based Thresholds* — reproduction (BULK mixes)",
@@ -166,8 +171,9 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
         "`python/aqmlab/repro/cbt_scenarios.py` (Tables 5.1, 5.3, 5.4; 360 BULK flows; MPEG and Proshare are the "
         "spec's synthetic substitutes for the traces).",
         "",
-        "**Not yet reproduced:** the HTTP mixes (no browser model yet), the CBT predicted-vs-measured experiments "
-        "(Ch. IV §5; the predictor itself is `aqmlab.models.cbt`, tested against Tables 4.7–4.9), and the App. B sweeps.",
+        "**Not yet reproduced:** the HTTP mixes (no browser model yet), the latency prediction L′ of Table 4.9 "
+        "(needs per-second latencies), and the App. B sweeps. Ch. IV §5's latency control (Table 4.5) and "
+        "borrowing experiment (Table 4.8) are below (claims IV-*; `cbt_predictability.py`).",
         "",
         f"**{held} of {len(cl)} claims hold, {failed} do not.** Each criterion was set from the dissertation's wording "
         "before comparing.",

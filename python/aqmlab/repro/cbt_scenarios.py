@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MIXES", "ALGORITHMS", "PERIODS", "scenario", "queue"]
+__all__ = ["MIXES", "ALGORITHMS", "PERIODS", "scenario", "queue", "lab", "bulk_group", "blast_group"]
 
 # Table A.1, induced RTT in ms: servers (rows) × clients (columns).
 RTT_MS = [
@@ -80,23 +80,37 @@ def queue(algorithm: str, mix: str) -> dict[str, Any]:
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
 
 
-def scenario(mix: str, algorithm: str, period: str, seed: int) -> dict[str, Any]:
-    """One run of the experiment script, measured over `period` ("mm" or "blast")."""
-    start, end = PERIODS[period]
-    m = MIXES[mix]
+def bulk_group() -> dict[str, Any]:
+    """The 360 BULK flows with FreeBSD-like TCP and the Table A.1 RTTs."""
     one_way_ms = [rtt / 2 for row in RTT_MS for rtt in row for _ in range(FLOWS_PER_PAIR)]
-    bulk = {"kind": "tcp", "count": len(one_way_ms), "variant": "reno", "sack": False, "mss": "1448B",
+    return {"kind": "tcp", "count": len(one_way_ms), "variant": "reno", "sack": False, "mss": "1448B",
             "header_bytes": "52B", "initial_window": 1, "max_window": "16384B",
             "delayed_ack": {"count": 2, "timeout": "200ms"}, "min_rto": "1s", "initial_rto": "3s",
             "timer_granularity": "500ms", "coarse_timer": True, "start_jitter": "2s",
             "access_rate": "10Mbps", "access_delay": [f"{d:g}ms" for d in one_way_ms]}
-    mm = {"kind": m["mm"], "count": m["mm_count"], "class": 1, "start": "30s", "stop": "210s", "access_rate": "100Mbps"}
-    blast = {"kind": "udp-cbr", "rate": f"{1052 * 8 * 1270}bps", "packet_size": "1052B", "start": "90s", "stop": "150s",
-             "access_rate": "10Mbps"}
+
+
+def lab(queue_table: dict[str, Any], flows: list[dict[str, Any]], *, start_s: float, end_s: float, seed: int,
+        per_flow: bool = False) -> dict[str, Any]:
+    """The lab dumbbell around `queue_table` with `flows`, measured over [start_s, end_s]."""
     return {
-        "run": {"duration": f"{end:g}s", "warmup": f"{start:g}s", "seed": seed},
+        "run": {"duration": f"{end_s:g}s", "warmup": f"{start_s:g}s", "seed": seed},
         "topology": {"bottleneck": {"rate": "10Mbps", "delay": "1ms"}, "access": {"rate": "100Mbps", "delay": "0.5ms"}},
-        "queue": queue(algorithm, mix),
-        "flows": [bulk, mm, blast] if period == "blast" else [bulk, mm],  # the blast starts after the mm period
-        "output": {"per_flow_timeseries": False, "bin": "1s"},
+        "queue": queue_table,
+        "flows": flows,
+        "output": {"per_flow_timeseries": per_flow, "bin": "1s"},
     }
+
+
+def blast_group(start_s: float = 90.0, stop_s: float = 150.0) -> dict[str, Any]:
+    return {"kind": "udp-cbr", "rate": f"{1052 * 8 * 1270}bps", "packet_size": "1052B", "start": f"{start_s:g}s",
+            "stop": f"{stop_s:g}s", "access_rate": "10Mbps"}
+
+
+def scenario(mix: str, algorithm: str, period: str, seed: int) -> dict[str, Any]:
+    """One run of the experiment script, measured over `period` ("mm" or "blast")."""
+    start, end = PERIODS[period]
+    m = MIXES[mix]
+    mm = {"kind": m["mm"], "count": m["mm_count"], "class": 1, "start": "30s", "stop": "210s", "access_rate": "100Mbps"}
+    flows = [bulk_group(), mm] + ([blast_group()] if period == "blast" else [])  # the blast starts after the mm period
+    return lab(queue(algorithm, mix), flows, start_s=start, end_s=end, seed=seed)

@@ -1,0 +1,161 @@
+"""Parris 2001 Ch. IV §5: is CBT predictable? Two experiments against the analytic models
+(`aqmlab.models.cbt`; spec `seed000-cbt-evaluation.md` §5.13, `seed000-cbt-algorithms.md` §3.3–3.4).
+
+* **Latency control (Table 4.5):** BULK-MPEG in the blast period, CBT configured (Eq. 4.1) for a
+  target L of 20–100 ms with the Table 5.2 allocations; the multimedia latency should follow L
+  (observed 23, 44, 64, 85, 103 ms: L plus 3–5 ms of base delay).
+* **Borrowing (Tables 4.8, 4.9):** BULK TCP, 8 MPEG flows and an *other* load ramping 0 → 800 → 0 KB/s
+  (90–240–390 s), CBT with B = 575 / 150 / 500 KB/s at L = 100 ms. The predictor gives B′ = 972 / 253 / 0
+  with *other* idle and 575 / 150 / 500 with all classes overloaded; multimedia's share of MM + TCP stays
+  at 150/725 = 21 %. (The L′ latency prediction of Table 4.9 is not checked yet: it needs per-second
+  latencies, and our summary reports means over the window.)
+
+The ramp is a staircase of 16 CBR flows of 50 KB/s starting every 9.4 s and stopping symmetrically
+(our sources have no rate ramps); the plateaus the claims use are flat either way.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ..models import cbt as model  # noqa: E402
+from . import cbt_scenarios as S  # noqa: E402
+from .common import Claim, Job, run_jobs  # noqa: E402
+
+KIB = 1024
+LINK_BPS = 1225 * KIB * 8  # the dissertation's C = 1225 KB/s
+TARGETS_MS = [20, 40, 60, 80, 100]
+THESIS_MS = {20: 23, 40: 44, 60: 64, 80: 85, 100: 103}
+
+
+def cbt_queue(alloc_kbps: dict[str, float], sizes: dict[str, int], latency_s: float) -> dict[str, Any]:
+    """A CBT [queue] configured by the configurator (Eq. 4.1) with the Table B.13 weights."""
+    specs = [model.ClassSpec(name, sizes[name], rate_bps=alloc_kbps[name] * KIB * 8, responsive=name == "tcp")
+             for name in ("tcp", "mm", "other")]
+    weights = {"tcp": 1 / 256, "mm": 1 / 16, "other": 1 / 4}
+    classes = []
+    for c in model.configure(LINK_BPS, specs, latency_s):
+        t = {"name": c.name, "match": {"tcp": "tcp", "mm": "udp", "other": "any"}[c.name], "max_th": c.th_max_pkts,
+             "weight": weights[c.name], "mean_packet_size": f"{round(c.mean_packet_bytes)}B",
+             "allocation": f"{alloc_kbps[c.name]}KiB/s"}
+        if c.name == "mm":
+            t["tags"] = [1]
+        if c.max_p is not None:
+            t |= {"min_th": c.th_min_pkts, "max_p": c.max_p}
+        classes.append(t)
+    return {"kind": "cbt", "limit": 240, "classes": classes}
+
+
+def latency_jobs(seeds: tuple[int, ...]) -> list[Job]:
+    m = S.MIXES["BULK-MPEG"]
+    alloc = {"tcp": 870, "mm": 205, "other": 150}
+    mm = {"kind": "mpeg", "count": 4, "class": 1, "start": "30s", "stop": "210s", "access_rate": "100Mbps"}
+    return [Job(S.lab(cbt_queue(alloc, m["sizes"], l / 1e3), [S.bulk_group(), mm, S.blast_group()],
+                      start_s=95, end_s=145, seed=seed), {"target_ms": l, "seed": seed})
+            for l in TARGETS_MS for seed in seeds]
+
+
+def ramp_flows() -> list[dict[str, Any]]:
+    """16 × 50 KB/s CBR 'other' flows: on at 90 + 9.375·k s, off at 390 − 9.375·k s."""
+    return [{"kind": "udp-cbr", "rate": f"{50 * KIB * 8}bps", "packet_size": "1075B", "start": f"{90 + 9.375 * k:g}s",
+             "stop": f"{390 - 9.375 * k:g}s", "access_rate": "100Mbps"} for k in range(16)]
+
+
+def ramp_scenario(seed: int) -> dict[str, Any]:
+    mm = {"kind": "mpeg", "count": 8, "class": 1, "start": "42s", "stop": "515s", "access_rate": "100Mbps"}
+    queue = cbt_queue({"tcp": 575, "mm": 150, "other": 500}, {"tcp": 1507, "mm": 807, "other": 1075}, 0.1)
+    return S.lab(queue, [S.bulk_group(), mm] + ramp_flows(), start_s=20, end_s=450, seed=seed, per_flow=True)
+
+
+def ramp_series(res) -> pd.DataFrame:
+    """1-s class throughputs (KB/s, wire bytes: goodput scaled by each class's wire/payload ratio)."""
+    f = res.flows
+    ts = res.timeseries
+    out = pd.DataFrame({"time_s": ts["time_s"]})
+    for cls, kinds in (("tcp", ["tcp"]), ("mm", ["mpeg"]), ("other", ["udp-cbr"])):
+        ids = f[f["kind"].isin(kinds)]["id"]
+        ratio = f[f["kind"].isin(kinds)]["throughput_bps"].sum() / max(f[f["kind"].isin(kinds)]["goodput_bps"].sum(), 1)
+        out[cls] = sum(ts[f"flow{i}_goodput_bps"] for i in ids) * ratio / 8 / KIB
+    return out
+
+
+def run(seeds: tuple[int, ...], out: Path, workers: int | None, quiet: bool) -> tuple[pd.DataFrame, list[Claim]]:
+    def latency(r) -> dict[str, float]:
+        classes = {c["name"]: c for c in r.queues.iloc[0]["classes"]}
+        return {"mm_latency_ms": r.flows[r.flows["kind"] == "mpeg"]["mm_latency_mean_s"].mean() * 1e3,
+                "tcp_avg_end": classes["tcp"]["average_at_end"]}
+
+    lat = pd.DataFrame(run_jobs(latency_jobs(seeds), latency, workers=workers, desc="Table 4.5", quiet=quiet))
+    lat = lat.groupby("target_ms", as_index=False)[["mm_latency_ms", "tcp_avg_end"]].mean()
+    tcp_th = {l: c.th_max_pkts for l in TARGETS_MS for c in model.configure(
+        LINK_BPS, [model.ClassSpec(n, sz, rate_bps=a * KIB * 8, responsive=n == "tcp")
+                   for n, sz, a in (("tcp", 1507, 870), ("mm", 807, 205), ("other", 1075, 150))], l / 1e3) if c.name == "tcp"}
+    under = ", ".join(f"{row.tcp_avg_end:.0f} of {tcp_th[row.target_ms]:.0f}" for row in lat.itertuples())
+    ramps = run_jobs([Job(ramp_scenario(s), {"seed": s}) for s in seeds],
+                     lambda r: {"series": ramp_series(r)}, workers=workers, desc="Figs 4.20-4.22",
+                     quiet=quiet)
+    series = sum(r["series"].set_index("time_s") for r in ramps) / len(ramps)
+    plateau = lambda a, b: series[(series.index > a) & (series.index <= b)].mean()  # noqa: E731
+    idle, full = plateau(60, 88), plateau(245, 295)  # other idle / other at 800 KB/s (all overloaded)
+    # Loads as the dissertation states them: BULK TCP unlimited, 8 MPEG flows 340 KB/s, other 0 or 800.
+    pred_idle = model.predict_throughput(1225, [575, 150, 500], [math.inf, 340, 0]).rates
+    pred_full = model.predict_throughput(1225, [575, 150, 500], [math.inf, 340, 800]).rates
+    share = series["mm"] / (series["mm"] + series["tcp"])
+    share_active = share[(share.index > 60) & (share.index <= 500)]
+
+    fig, ax = plt.subplots(1, 2, figsize=(13, 4))
+    ax[0].plot(lat["target_ms"], lat["mm_latency_ms"], "ko-", label="aqmlab")
+    ax[0].plot(list(THESIS_MS), list(THESIS_MS.values()), "r^--", label="dissertation (Table 4.5)")
+    ax[0].plot(TARGETS_MS, TARGETS_MS, "k:", label="L")
+    ax[0].set(xlabel="configured L (ms)", ylabel="multimedia latency (ms)", title="Table 4.5 (BULK-MPEG, blast)")
+    ax[0].legend()
+    for cls in ("tcp", "mm", "other"):
+        ax[1].plot(series.index, series[cls], label=f"{cls} (aqmlab)")
+    for (a, b), pred in (((42, 90), pred_idle), ((176, 304), pred_full)):
+        for v in pred:
+            ax[1].hlines(v, a, b, colors="k", linestyles="dotted")
+    ax[1].set(xlabel="time (s)", ylabel="KB/s (1-s means)", title="Fig. 4.20: throughput vs predicted B′ (dotted)")
+    ax[1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "cbt_predictability.png", dpi=100)
+    plt.close(fig)
+
+    slope, intercept = np.polyfit(lat["target_ms"], lat["mm_latency_ms"], 1)
+    within = lambda got, want: all(abs(g / w - 1) <= 0.1 for g, w in zip(got, want) if w > 0)  # noqa: E731
+    claims = [
+        Claim("IV-L", "Table 4.5", "CBT's multimedia latency follows the configured L (observed L + 3–5 ms)",
+              "23, 44, 64, 85, 103 ms", ", ".join(f"{x:.0f}" for x in lat["mm_latency_ms"]) + f" ms; fit {slope:.2f}·L + {intercept:.1f} ms",
+              0.8 <= slope <= 1.2 and -10 <= intercept <= 10, "criterion: linear fit slope 0.8–1.2, intercept within ±10 ms"),
+        Claim("IV-B0", "Ch. IV §5.2.1 (predictor assumption)", "a saturated class holds its threshold, so link shares follow the thresholds",
+              "assumed", f"TCP class average at the end of the blast period, packets: {under} (L = 20…100 ms)", None,
+              "shown: the mechanism behind IV-B1…B3 and the *-2b claims"),
+        Claim("IV-B1", "Table 4.8, Fig. 4.20", "with other idle, TCP and MM get the predicted B′ = 972 / 253 KB/s",
+              "972 / 253", f"{idle['tcp']:.0f} / {idle['mm']:.0f} (predicted {pred_idle[0]:.0f} / {pred_idle[1]:.0f})",
+              within([idle["tcp"], idle["mm"]], pred_idle[:2]), "criterion: each within 10 % of the prediction"),
+        Claim("IV-B2", "Table 4.8, Fig. 4.20", "with all classes overloaded, throughputs are B′ = 575 / 150 / 500 KB/s",
+              "575 / 150 / 500", f"{full['tcp']:.0f} / {full['mm']:.0f} / {full['other']:.0f}",
+              within([full["tcp"], full["mm"], full["other"]], pred_full), "criterion: each within 10 % of the prediction"),
+        Claim("IV-B3", "Fig. 4.22", "MM's share of MM + TCP throughput stays at 21 % throughout", "21 %",
+              f"mean {share_active.mean():.1%}, 10th–90th percentile {share_active.quantile(0.1):.1%}–{share_active.quantile(0.9):.1%}",
+              abs(share_active.mean() - 150 / 725) < 0.03, "criterion: mean within 3 points of 20.7 %"),
+    ]
+    why = ("The predictor assumes every saturated class holds its threshold (Ch. IV §5.2.1), so TCP should keep "
+           "575/725 of the MM + TCP share. Here TCP gets less and multimedia more; the cause is not established. "
+           "Candidates: (1) our 8 synthetic MPEG flows offer ≈ 390 KB/s on the wire, not the dissertation's 340; (2) CBT "
+           "tests the class *average*: with w = 1/16, an I-frame burst of 5–8 packets enters before the multimedia average "
+           "rises, so its instantaneous occupancy exceeds Th_mm; (3) TCP's RED band holds its average below ThMax "
+           "(claim IV-B0: " + ", ".join(f"{row.tcp_avg_end / tcp_th[row.target_ms]:.0%}" for row in lat.itertuples())
+           + " of ThMax for L = 20…100 ms), least so at L = 100 ms, this experiment's setting.")
+    for c in claims:
+        if c.ident in ("IV-B1", "IV-B2", "IV-B3") and c.holds is False:
+            c.note = why
+    return lat, claims
