@@ -46,9 +46,10 @@ whole link in proportion to B: the predictor starts from the effective allocatio
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
+
+from ._checks import check_nonnegative, check_positive, check_real
 
 __all__ = [
     "KIB",
@@ -175,39 +176,22 @@ class BurstQueue(NamedTuple):
 
 # --------------------------------------------------------------------------- input checks
 
-def _check_real(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-
-
-def _check_positive(name: str, value: float) -> None:
-    _check_real(name, value)
-    if not 0 < value < math.inf:
-        raise ValueError(f"{name} must be positive and finite, i.e. in (0, inf), got {value!r}")
-
-
-def _check_nonnegative(name: str, value: float) -> None:
-    _check_real(name, value)
-    if not 0 <= value < math.inf:
-        raise ValueError(f"{name} must be non-negative and finite, i.e. in [0, inf), got {value!r}")
-
-
 def _check_load(name: str, value: float) -> None:
-    _check_real(name, value)
+    check_real(name, value)
     if not value >= 0:
         raise ValueError(f"{name} must be a non-negative rate (inf for unlimited demand), "
                          f"i.e. in [0, inf], got {value!r}")
 
 
 def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> None:
-    _check_real(name, value)
+    check_real(name, value)
     ok = (0 <= value <= 1) if closed_low else (0 < value <= 1)
     if not ok:
         raise ValueError(f"{name} must be in {'[0, 1]' if closed_low else '(0, 1]'}, got {value!r}")
 
 
 def _check_weight(weight: float) -> None:
-    _check_real("weight", weight)
+    check_real("weight", weight)
     if not 0 < weight <= 1:
         raise ValueError(f"weight must be an EWMA weight in (0, 1], got {weight!r}")
 
@@ -230,10 +214,10 @@ def _same_length(name: str, values: list[float], n: int) -> None:
 
 
 def _check_allocations(link_bps: float, allocations_bps: Sequence[float]) -> list[float]:
-    _check_positive("link_bps", link_bps)
+    check_positive("link_bps", link_bps)
     alloc = _as_list("allocations_bps", allocations_bps)
     for i, b in enumerate(alloc):
-        _check_positive(f"allocations_bps[{i}]", b)
+        check_positive(f"allocations_bps[{i}]", b)
     alloc = [float(b) for b in alloc]
     total = math.fsum(alloc)
     if total > link_bps * (1 + _REL_TOL):
@@ -250,7 +234,7 @@ def kib_per_s_to_bps(rate_kib_s: float) -> float:
     >>> kib_per_s_to_bps(1225) == PARRIS_LINK_BPS
     True
     """
-    _check_real("rate_kib_s", rate_kib_s)
+    check_real("rate_kib_s", rate_kib_s)
     return rate_kib_s * KIB * 8
 
 
@@ -261,7 +245,7 @@ def bps_to_kib_per_s(rate_bps: float) -> float:
     >>> bps_to_kib_per_s(PARRIS_LINK_BPS)
     1225.0
     """
-    _check_real("rate_bps", rate_bps)
+    check_real("rate_bps", rate_bps)
     return rate_bps / (KIB * 8)
 
 
@@ -278,9 +262,9 @@ def threshold_pkts(rate_bps: float, mean_packet_bytes: float, target_latency_s: 
     >>> round(threshold_pkts(kib_per_s_to_bps(185), 889, 0.1), 1)
     21.3
     """
-    _check_positive("rate_bps", rate_bps)
-    _check_positive("mean_packet_bytes", mean_packet_bytes)
-    _check_positive("target_latency_s", target_latency_s)
+    check_positive("rate_bps", rate_bps)
+    check_positive("mean_packet_bytes", mean_packet_bytes)
+    check_positive("target_latency_s", target_latency_s)
     return rate_bps / 8 * target_latency_s / mean_packet_bytes
 
 
@@ -297,15 +281,15 @@ def thresholds_general_pkts(link_bps: float, rates_bps: Sequence[float],
     >>> thresholds_general_pkts(8000, [3000, 2000], [100, 100], 1.0)
     (6.0, 4.0)
     """
-    _check_positive("link_bps", link_bps)
+    check_positive("link_bps", link_bps)
     rates = _as_list("rates_bps", rates_bps)
     sizes = _as_list("mean_packet_bytes", mean_packet_bytes)
     _same_length("mean_packet_bytes", sizes, len(rates))
     for i, b in enumerate(rates):
-        _check_positive(f"rates_bps[{i}]", b)
+        check_positive(f"rates_bps[{i}]", b)
     for i, p in enumerate(sizes):
-        _check_positive(f"mean_packet_bytes[{i}]", p)
-    _check_positive("target_latency_s", target_latency_s)
+        check_positive(f"mean_packet_bytes[{i}]", p)
+    check_positive("target_latency_s", target_latency_s)
     total = math.fsum(rates)
     return tuple(target_latency_s * link_bps / 8 * b / (p * total) for b, p in zip(rates, sizes))
 
@@ -320,8 +304,8 @@ def drain_rate_pps(rate_bps: float, mean_packet_bytes: float) -> float:
     >>> round(drain_rate_pps(kib_per_s_to_bps(575), 1507), 1)
     390.7
     """
-    _check_positive("rate_bps", rate_bps)
-    _check_positive("mean_packet_bytes", mean_packet_bytes)
+    check_positive("rate_bps", rate_bps)
+    check_positive("mean_packet_bytes", mean_packet_bytes)
     return rate_bps / 8 / mean_packet_bytes
 
 
@@ -331,9 +315,9 @@ def _check_thresholds(th_pkts: Sequence[float], mean_packet_bytes: Sequence[floa
     sizes = _as_list("mean_packet_bytes", mean_packet_bytes)
     _same_length("mean_packet_bytes", sizes, len(ths))
     for i, t in enumerate(ths):
-        _check_nonnegative(f"th_pkts[{i}]", t)
+        check_nonnegative(f"th_pkts[{i}]", t)
     for i, p in enumerate(sizes):
-        _check_positive(f"mean_packet_bytes[{i}]", p)
+        check_positive(f"mean_packet_bytes[{i}]", p)
     if math.fsum(ths) <= 0:
         raise ValueError("th_pkts must not all be zero (no class could hold a packet)")
     return ths, sizes
@@ -349,7 +333,7 @@ def worst_case_latency_s(link_bps: float, th_pkts: Sequence[float],
     >>> round(worst_case_latency_s(PARRIS_LINK_BPS, [39.07, 19.04, 47.63], [1507, 807, 1075]), 3)
     0.1
     """
-    _check_positive("link_bps", link_bps)
+    check_positive("link_bps", link_bps)
     ths, sizes = _check_thresholds(th_pkts, mean_packet_bytes)
     return math.fsum(t * p for t, p in zip(ths, sizes)) / (link_bps / 8)
 
@@ -381,7 +365,7 @@ def allocations_from_thresholds(link_bps: float, th_pkts: Sequence[float],
     >>> round(bulk / proshare, 2)
     2.06
     """
-    _check_positive("link_bps", link_bps)
+    check_positive("link_bps", link_bps)
     return tuple(link_bps * s for s in shares_from_thresholds(th_pkts, mean_packet_bytes))
 
 
@@ -418,9 +402,9 @@ def configure(link_bps: float, classes: Sequence[ClassSpec], target_latency_s: f
     >>> round(cfg[2].drain_rate_pps, 1), cfg[2].max_p, cfg[0].max_p
     (591.2, 0.1, None)
     """
-    _check_positive("link_bps", link_bps)
-    _check_positive("target_latency_s", target_latency_s)
-    _check_nonnegative("responsive_th_min_pkts", responsive_th_min_pkts)
+    check_positive("link_bps", link_bps)
+    check_positive("target_latency_s", target_latency_s)
+    check_nonnegative("responsive_th_min_pkts", responsive_th_min_pkts)
     _check_fraction("responsive_max_p", responsive_max_p)
     specs = _as_list("classes", classes)  # type: ignore[arg-type]
     rates: list[float] = []
@@ -432,7 +416,7 @@ def configure(link_bps: float, classes: Sequence[ClassSpec], target_latency_s: f
         if spec.name in names:
             raise ValueError(f"{where}.name {spec.name!r} is a duplicate; class names must be unique")
         names.add(spec.name)
-        _check_positive(f"{where}.mean_packet_bytes", spec.mean_packet_bytes)
+        check_positive(f"{where}.mean_packet_bytes", spec.mean_packet_bytes)
         if (spec.rate_bps is None) == (spec.share is None):
             raise ValueError(f"{where} must give exactly one of rate_bps or share, "
                              f"got rate_bps={spec.rate_bps!r}, share={spec.share!r}")
@@ -440,7 +424,7 @@ def configure(link_bps: float, classes: Sequence[ClassSpec], target_latency_s: f
             _check_fraction(f"{where}.share", spec.share)
             rates.append(spec.share * link_bps)
         else:
-            _check_positive(f"{where}.rate_bps", spec.rate_bps)  # type: ignore[arg-type]
+            check_positive(f"{where}.rate_bps", spec.rate_bps)  # type: ignore[arg-type]
             rates.append(float(spec.rate_bps))  # type: ignore[arg-type]
     total = math.fsum(rates)
     if total > link_bps * (1 + _REL_TOL):
@@ -480,7 +464,7 @@ def excess(allocations_bps: Sequence[float], loads_bps: Sequence[float]) -> tupl
     """
     alloc = _as_list("allocations_bps", allocations_bps)
     for i, b in enumerate(alloc):
-        _check_nonnegative(f"allocations_bps[{i}]", b)
+        check_nonnegative(f"allocations_bps[{i}]", b)
     loads = _check_loads(loads_bps, len(alloc))
     return tuple(max(b - x, 0.0) for b, x in zip(alloc, loads))
 
@@ -632,9 +616,9 @@ def latency_from_threshold_s(th_pkts: float, mean_packet_bytes: float, rate_bps:
     >>> round(latency_from_threshold_s(19.04, 807, 253_000 * 8) * 1e3, 1)
     60.7
     """
-    _check_nonnegative("th_pkts", th_pkts)
-    _check_positive("mean_packet_bytes", mean_packet_bytes)
-    _check_positive("rate_bps", rate_bps)
+    check_nonnegative("th_pkts", th_pkts)
+    check_positive("mean_packet_bytes", mean_packet_bytes)
+    check_positive("rate_bps", rate_bps)
     return th_pkts * mean_packet_bytes / (rate_bps / 8)
 
 
@@ -652,7 +636,7 @@ def predict_latency(link_bps: float, allocations_bps: Sequence[float],
     >>> round(predict_latency(1225, [575, 150, 500], [1600, 340, 0], 0.1) * 1e3, 1)
     59.2
     """
-    _check_positive("target_latency_s", target_latency_s)
+    check_positive("target_latency_s", target_latency_s)
     realloc = predict_throughput(link_bps, allocations_bps, loads_bps, method=method)
     return target_latency_s / realloc.factor
 
@@ -668,9 +652,9 @@ def queue_latency_s(mean_packet_bytes: float, queue_pkts: float, link_bps: float
     >>> round(queue_latency_s(1500, 1, 10e6) * 1e3, 3)
     1.2
     """
-    _check_positive("mean_packet_bytes", mean_packet_bytes)
-    _check_nonnegative("queue_pkts", queue_pkts)
-    _check_positive("link_bps", link_bps)
+    check_positive("mean_packet_bytes", mean_packet_bytes)
+    check_nonnegative("queue_pkts", queue_pkts)
+    check_positive("link_bps", link_bps)
     return mean_packet_bytes * queue_pkts / (link_bps / 8)
 
 
@@ -681,9 +665,9 @@ def traffic_intensity(mean_packet_bytes: float, arrival_rate_pps: float, link_bp
     >>> traffic_intensity(1250, 1000, 10e6)
     1.0
     """
-    _check_positive("mean_packet_bytes", mean_packet_bytes)
-    _check_nonnegative("arrival_rate_pps", arrival_rate_pps)
-    _check_positive("link_bps", link_bps)
+    check_positive("mean_packet_bytes", mean_packet_bytes)
+    check_nonnegative("arrival_rate_pps", arrival_rate_pps)
+    check_positive("link_bps", link_bps)
     return mean_packet_bytes * arrival_rate_pps / (link_bps / 8)
 
 
@@ -695,11 +679,11 @@ def periodic_burst_queue(burst_pkts: float, mean_packet_bytes: float, link_bps: 
     >>> q.backlog_bytes, round(q.wait_s * 1e3, 3)
     (6250.0, 5.0)
     """
-    _check_real("burst_pkts", burst_pkts)
+    check_real("burst_pkts", burst_pkts)
     if not 1 <= burst_pkts < math.inf:
         raise ValueError(f"burst_pkts must be at least one packet, i.e. in [1, inf), got {burst_pkts!r}")
-    _check_positive("mean_packet_bytes", mean_packet_bytes)
-    _check_positive("link_bps", link_bps)
+    check_positive("mean_packet_bytes", mean_packet_bytes)
+    check_positive("link_bps", link_bps)
     backlog = (burst_pkts - 1) / 2 * mean_packet_bytes
     return BurstQueue(backlog, backlog / (link_bps / 8))
 
@@ -711,9 +695,9 @@ def tcp_friendly_rate(max_packet_bytes: float, rtt_s: float, loss: float) -> flo
     >>> round(tcp_friendly_rate(1500, 0.1, 0.01))
     183000
     """
-    _check_positive("max_packet_bytes", max_packet_bytes)
-    _check_positive("rtt_s", rtt_s)
-    _check_real("loss", loss)
+    check_positive("max_packet_bytes", max_packet_bytes)
+    check_positive("rtt_s", rtt_s)
+    check_real("loss", loss)
     if not 0 < loss <= 1:
         raise ValueError(f"loss must be a loss rate in (0, 1], got {loss!r}")
     return 1.22 * max_packet_bytes / (rtt_s * math.sqrt(loss))
@@ -726,9 +710,9 @@ def floyd_fall_rate_bound(max_packet_bytes: float, min_rtt_s: float, drop_rate: 
     >>> round(floyd_fall_rate_bound(1500, 0.1, 0.01))
     183712
     """
-    _check_positive("max_packet_bytes", max_packet_bytes)
-    _check_positive("min_rtt_s", min_rtt_s)
-    _check_real("drop_rate", drop_rate)
+    check_positive("max_packet_bytes", max_packet_bytes)
+    check_positive("min_rtt_s", min_rtt_s)
+    check_real("drop_rate", drop_rate)
     if not 0 < drop_rate <= 1:
         raise ValueError(f"drop_rate must be a drop rate in (0, 1], got {drop_rate!r}")
     return 1.5 * math.sqrt(2 / 3) * max_packet_bytes / (min_rtt_s * math.sqrt(drop_rate))
@@ -744,9 +728,9 @@ def red_base_probability(avg_pkts: float, th_min_pkts: float, th_max_pkts: float
     >>> round(red_base_probability(22.5, 5, 40, 0.1), 5)
     0.05
     """
-    _check_nonnegative("avg_pkts", avg_pkts)
-    _check_nonnegative("th_min_pkts", th_min_pkts)
-    _check_nonnegative("th_max_pkts", th_max_pkts)
+    check_nonnegative("avg_pkts", avg_pkts)
+    check_nonnegative("th_min_pkts", th_min_pkts)
+    check_nonnegative("th_max_pkts", th_max_pkts)
     if th_max_pkts < th_min_pkts:
         raise ValueError(f"th_max_pkts must be >= th_min_pkts = {th_min_pkts!r}, got {th_max_pkts!r}")
     _check_fraction("max_p", max_p, closed_low=True)
@@ -766,7 +750,7 @@ def red_drop_probability(pb: float, count: int) -> float:
     (0.1, 1.0)
     """
     _check_fraction("pb", pb, closed_low=True)
-    _check_real("count", count)
+    check_real("count", count)
     if count < 0:
         raise ValueError(f"count must be a non-negative number of arrivals, got {count!r}")
     denom = 1 - count * pb
@@ -785,8 +769,8 @@ def ewma_update(avg_pkts: float, sample_pkts: float, weight: float) -> float:
     >>> round(avg, 4)
     15.2539
     """
-    _check_nonnegative("avg_pkts", avg_pkts)
-    _check_nonnegative("sample_pkts", sample_pkts)
+    check_nonnegative("avg_pkts", avg_pkts)
+    check_nonnegative("sample_pkts", sample_pkts)
     _check_weight(weight)
     return (1 - weight) * avg_pkts + weight * sample_pkts
 
@@ -798,8 +782,8 @@ def idle_samples(drain_rate_pps: float, idle_s: float) -> int:
     >>> idle_samples(591.2, 0.1)
     58
     """
-    _check_positive("drain_rate_pps", drain_rate_pps)
-    _check_nonnegative("idle_s", idle_s)
+    check_positive("drain_rate_pps", drain_rate_pps)
+    check_nonnegative("idle_s", idle_s)
     return max(0, math.trunc(idle_s * drain_rate_pps - 1))
 
 
@@ -813,7 +797,7 @@ def idle_decay(avg_pkts: float, weight: float, drain_rate_pps: float, idle_s: fl
     >>> round(idle_decay(40, 1 / 256, 591.2, 0.1), 3)
     31.877
     """
-    _check_nonnegative("avg_pkts", avg_pkts)
+    check_nonnegative("avg_pkts", avg_pkts)
     _check_weight(weight)
     return (1 - weight) ** idle_samples(drain_rate_pps, idle_s) * avg_pkts
 
@@ -829,7 +813,7 @@ def burst_average(burst_pkts: int, weight: float, *, pre_enqueue: bool = False) 
     >>> round(burst_average(158, 1 / 256), 3), round(burst_average(158, 1 / 256, pre_enqueue=True), 2)
     (40.396, 39.93)
     """
-    _check_real("burst_pkts", burst_pkts)
+    check_real("burst_pkts", burst_pkts)
     if not (0 <= burst_pkts < math.inf and float(burst_pkts).is_integer()):
         raise ValueError(f"burst_pkts must be a whole number of packets >= 0, got {burst_pkts!r}")
     _check_weight(weight)

@@ -27,8 +27,9 @@ packets in Ch. 6; here they are ``rtt_s`` and ``bdp_pkts``.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
+
+from ._checks import check_nonnegative, check_positive, check_real
 
 __all__ = [
     "WINDOW_CONSTANT",
@@ -111,37 +112,20 @@ class FpqRedParameters(NamedTuple):
 
 # --------------------------------------------------------------------------- input checks
 
-def _check_real(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-
-
 def _check_loss(name: str, value: float) -> None:
-    _check_real(name, value)
+    check_real(name, value)
     if not 0 < value < 1:
         raise ValueError(f"{name} must be a loss fraction in (0, 1), got {value!r}")
 
 
-def _check_positive(name: str, value: float) -> None:
-    _check_real(name, value)
-    if not 0 < value < math.inf:
-        raise ValueError(f"{name} must be positive and finite, i.e. in (0, inf), got {value!r}")
-
-
-def _check_nonnegative(name: str, value: float) -> None:
-    _check_real(name, value)
-    if not 0 <= value < math.inf:
-        raise ValueError(f"{name} must be non-negative and finite, i.e. in [0, inf), got {value!r}")
-
-
 def _check_probability(name: str, value: float) -> None:
-    _check_real(name, value)
+    check_real(name, value)
     if not 0 < value <= 1:
         raise ValueError(f"{name} must be a probability in (0, 1], got {value!r}")
 
 
 def _check_v_max(v_max: float) -> None:
-    _check_real("v_max", v_max)
+    check_real("v_max", v_max)
     if not (v_max >= 2 and v_max < math.inf and float(v_max).is_integer()):
         raise ValueError(f"v_max must be an integer number of bits >= 2, got {v_max!r}")
 
@@ -155,8 +139,8 @@ def packets_per_second(rate_bps: float, packet_bytes: float = 576) -> float:
     >>> round(packets_per_second(10e6))
     2170
     """
-    _check_positive("rate_bps", rate_bps)
-    _check_positive("packet_bytes", packet_bytes)
+    check_positive("rate_bps", rate_bps)
+    check_positive("packet_bytes", packet_bytes)
     return rate_bps / (8 * packet_bytes)
 
 
@@ -172,7 +156,7 @@ def avg_window(loss: float, constant: float = WINDOW_CONSTANT) -> float:
     8.7
     """
     _check_loss("loss", loss)
-    _check_positive("constant", constant)
+    check_positive("constant", constant)
     return constant / math.sqrt(loss)
 
 
@@ -194,8 +178,8 @@ def loss_for_effective_window(window_pkts: float, constant: float = WINDOW_CONST
     >>> round(loss_for_effective_window(5), 4)
     0.021
     """
-    _check_positive("window_pkts", window_pkts)
-    _check_positive("constant", constant)
+    check_positive("window_pkts", window_pkts)
+    check_positive("constant", constant)
     return (constant / (window_pkts + 1)) ** 2
 
 
@@ -208,7 +192,7 @@ def timeouts_per_packet(loss: float, spacing: int = TIMEOUT_SPACING) -> float:
     0.00303
     """
     _check_loss("loss", loss)
-    _check_positive("spacing", spacing)
+    check_positive("spacing", spacing)
     return loss * (1 - (1 - loss) ** spacing)
 
 
@@ -224,12 +208,12 @@ def time_in_timeout(loss: float, rtt_s: float, window: float | None = None,
     0.221
     """
     _check_loss("loss", loss)
-    _check_positive("rtt_s", rtt_s)
-    _check_positive("timeout_s", timeout_s)
+    check_positive("rtt_s", rtt_s)
+    check_positive("timeout_s", timeout_s)
     if window is None:
         window = avg_window(loss)
     else:
-        _check_positive("window", window)
+        check_positive("window", window)
     return 1 / (1 + rtt_s / (window * timeouts_per_packet(loss) * timeout_s))
 
 
@@ -248,9 +232,9 @@ def packets_in_flight(loss: float, rtt_s: float, timeout_s: float = 1.0) -> floa
 # --------------------------------------------------------------------------- Ch. 5: drop-tail
 
 def _tail_loss(n: float, q_pkts: float, bdp_pkts: float, per_flow_offset: float) -> float:
-    _check_positive("n", n)
-    _check_positive("q_pkts", q_pkts)
-    _check_nonnegative("bdp_pkts", bdp_pkts)
+    check_positive("n", n)
+    check_positive("q_pkts", q_pkts)
+    check_nonnegative("bdp_pkts", bdp_pkts)
     return TAIL_LOSS_CONSTANT * n * n / (per_flow_offset * n + q_pkts + bdp_pkts) ** 2
 
 
@@ -292,8 +276,8 @@ def red_loss(max_p: float, q_avg: float, max_th: float) -> float:
     0.02
     """
     _check_probability("max_p", max_p)
-    _check_nonnegative("q_avg", q_avg)
-    _check_positive("max_th", max_th)
+    check_nonnegative("q_avg", q_avg)
+    check_positive("max_th", max_th)
     return 2 * max_p * q_avg / max_th
 
 
@@ -304,7 +288,7 @@ def aggregate_window(n: float, loss: float) -> float:
     >>> round(aggregate_window(100, 0.01))
     870
     """
-    _check_positive("n", n)
+    check_positive("n", n)
     return n * avg_window(loss)
 
 
@@ -316,7 +300,7 @@ def red_queue_for_loss(loss: float, max_th: float, max_p: float) -> float:
     250.0
     """
     _check_loss("loss", loss)
-    _check_positive("max_th", max_th)
+    check_positive("max_th", max_th)
     _check_probability("max_p", max_p)
     return loss * max_th / (2 * max_p)
 
@@ -357,8 +341,8 @@ def red_p1(n: float, max_th: float, max_p: float, constants: str = "exact",
     >>> round(red_p1(200, 500, 0.02, constants="thesis", cap=True).queue_pkts)
     500
     """
-    _check_positive("n", n)
-    _check_positive("max_th", max_th)
+    check_positive("n", n)
+    check_positive("max_th", max_th)
     _check_probability("max_p", max_p)
     c_l, c_b = red_p1_constants(constants)
     loss = c_l * (n * max_p / max_th) ** (2 / 3)
@@ -403,12 +387,12 @@ def red_p2(n: float, max_th: float, max_p: float, pps: float = 2170.0, rtt_s: fl
     >>> round(p.loss, 4), round(p.queue_pkts)
     (0.0299, 374)
     """
-    _check_positive("n", n)
-    _check_positive("max_th", max_th)
+    check_positive("n", n)
+    check_positive("max_th", max_th)
     _check_probability("max_p", max_p)
-    _check_positive("pps", pps)
-    _check_positive("rtt_s", rtt_s)
-    _check_positive("timeout_s", timeout_s)
+    check_positive("pps", pps)
+    check_positive("rtt_s", rtt_s)
+    check_positive("timeout_s", timeout_s)
     if variant not in ("literal", "queueing"):
         raise ValueError(f"variant must be 'literal' or 'queueing', got {variant!r}")
     wire = pps * rtt_s
@@ -445,7 +429,7 @@ def red_recommended(n: float, loss: float, rtt_s: float, allow_high_loss: bool =
     >>> round(s.max_th), round(s.max_p, 4)
     (240, 0.015)
     """
-    _check_positive("n", n)
+    check_positive("n", n)
     _check_loss("loss", loss)
     if loss >= 0.03 and not allow_high_loss:
         raise ValueError(f"loss must be in (0, 0.03) for the Sec. 5.3.4 recipe (a window of at "
@@ -466,9 +450,9 @@ def red_max_p_for_fixed_max_th(n: float, max_th: float, constants: str = "thesis
     >>> red_max_p_for_fixed_max_th(100, 500)
     0.0324
     """
-    _check_positive("n", n)
-    _check_positive("max_th", max_th)
-    _check_real("fill", fill)
+    check_positive("n", n)
+    check_positive("max_th", max_th)
+    check_real("fill", fill)
     if not 0 < fill <= 1:
         raise ValueError(f"fill must be a fraction of max_th in (0, 1], got {fill!r}")
     if constants == "thesis":
@@ -484,7 +468,7 @@ def red_max_p_for_fixed_max_th(n: float, max_th: float, constants: str = "thesis
 # --------------------------------------------------------------------------- Ch. 6: FPQ
 
 def _clamp_flows(f: float) -> float:
-    _check_nonnegative("f", f)
+    check_nonnegative("f", f)
     return max(1.0, f)
 
 
@@ -499,8 +483,8 @@ def fpq_target_queue(f: float, bdp_pkts: float, ppf: float = 5) -> float:
     (217.0, 72.3, 500.0)
     """
     f = _clamp_flows(f)
-    _check_positive("bdp_pkts", bdp_pkts)
-    _check_positive("ppf", ppf)
+    check_positive("bdp_pkts", bdp_pkts)
+    check_positive("ppf", ppf)
     return float(max(bdp_pkts / (2 * f - 1), ppf * f))
 
 
@@ -537,7 +521,7 @@ def fpq_red_parameters(f: float, bdp_pkts: float, ppf: float = 5,
     >>> p.min_th, p.max_th, round(p.max_p, 4)
     (5, 1000.0, 0.0113)
     """
-    _check_nonnegative("min_th", min_th)
+    check_nonnegative("min_th", min_th)
     q = fpq_target_queue(f, bdp_pkts, ppf)
     return FpqRedParameters(min_th, 2 * q, fpq_target_loss(f, bdp_pkts, ppf, cap))
 
@@ -549,8 +533,8 @@ def fpq_crossover_flows(bdp_pkts: float, ppf: float = 5) -> float:
     >>> round(fpq_crossover_flows(217), 2)
     4.92
     """
-    _check_positive("bdp_pkts", bdp_pkts)
-    _check_positive("ppf", ppf)
+    check_positive("bdp_pkts", bdp_pkts)
+    check_positive("ppf", ppf)
     return (ppf + math.sqrt(ppf * ppf + 8 * ppf * bdp_pkts)) / (4 * ppf)
 
 
@@ -563,8 +547,8 @@ def fpq_cap_onset_flows(bdp_pkts: float, ppf: float = 5, cap: float = FPQ_LOSS_C
     >>> round(fpq_cap_onset_flows(217), 1)
     247.2
     """
-    _check_positive("bdp_pkts", bdp_pkts)
-    _check_positive("ppf", ppf)
+    check_positive("bdp_pkts", bdp_pkts)
+    check_positive("ppf", ppf)
     _check_probability("cap", cap)
     slack = WINDOW_CONSTANT / math.sqrt(cap) - ppf - 1
     return bdp_pkts / slack if slack > 0 else math.inf
@@ -577,7 +561,7 @@ def expected_set_bits(f: float, v_max: int) -> float:
     >>> round(expected_set_bits(1000, 5000))
     906
     """
-    _check_nonnegative("f", f)
+    check_nonnegative("f", f)
     _check_v_max(v_max)
     return v_max * -math.expm1(f * math.log1p(-1 / v_max))
 
@@ -594,7 +578,7 @@ def flows_from_set_bits(c: float, v_max: int) -> float:
     1000
     """
     _check_v_max(v_max)
-    _check_real("c", c)
+    check_real("c", c)
     if not 0 <= c <= v_max:
         raise ValueError(f"c must be a count of set bits in [0, v_max] = [0, {v_max}], got {c!r}")
     c = min(c, v_max - 1)
