@@ -557,18 +557,7 @@ impl Qdisc for Cbt {
         Some(pkt)
     }
 
-    fn peek(&self) -> Option<&Packet> {
-        self.fifo.front()
-    }
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
+    super::fifo::fifo_accessors!();
     fn class_stats(&self) -> Vec<ClassStats> {
         self.classes
             .iter()

@@ -64,24 +64,7 @@ impl Qdisc for DropFront {
         Verdict::Enqueued
     }
 
-    fn dequeue(&mut self, _now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        let pkt = self.fifo.pop()?;
-        self.stats.dequeues += 1;
-        Some(pkt)
-    }
-
-    fn peek(&self) -> Option<&Packet> {
-        self.fifo.front()
-    }
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
+    super::fifo::plain_fifo_dequeue_and_accessors!();
 }
 
 #[cfg(test)]

@@ -79,6 +79,39 @@ impl Fifo {
     }
 }
 
+/// The `Qdisc` methods that only read `self.fifo` and `self.stats`, for disciplines built on a
+/// [`Fifo`]: `peek`, `len_packets`, `len_bytes`, `stats`.
+macro_rules! fifo_accessors {
+    () => {
+        fn peek(&self) -> Option<&Packet> {
+            self.fifo.front()
+        }
+        fn len_packets(&self) -> usize {
+            self.fifo.len()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.fifo.bytes()
+        }
+        fn stats(&self) -> &QdiscStats {
+            &self.stats
+        }
+    };
+}
+pub(crate) use fifo_accessors;
+
+/// `fifo_accessors` plus a plain head-of-line `dequeue`, for disciplines that act only on arrival.
+macro_rules! plain_fifo_dequeue_and_accessors {
+    () => {
+        fn dequeue(&mut self, _now: Time, _drops: &mut DropBuf) -> Option<Packet> {
+            let pkt = self.fifo.pop()?;
+            self.stats.dequeues += 1;
+            Some(pkt)
+        }
+        $crate::qdisc::fifo::fifo_accessors!();
+    };
+}
+pub(crate) use plain_fifo_dequeue_and_accessors;
+
 #[cfg(test)]
 mod tests {
     use super::*;

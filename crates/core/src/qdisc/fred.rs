@@ -487,18 +487,7 @@ impl Qdisc for Fred {
         Some(pkt)
     }
 
-    fn peek(&self) -> Option<&Packet> {
-        self.fifo.front()
-    }
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
+    super::fifo::fifo_accessors!();
     fn average(&self) -> Option<f64> {
         Some(self.red.average())
     }

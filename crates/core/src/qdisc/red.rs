@@ -232,18 +232,7 @@ impl Qdisc for Red {
         Some(pkt)
     }
 
-    fn peek(&self) -> Option<&Packet> {
-        self.fifo.front()
-    }
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
+    super::fifo::fifo_accessors!();
     fn average(&self) -> Option<f64> {
         Some(self.state.average())
     }

@@ -240,18 +240,7 @@ impl Qdisc for Rio {
         Some(pkt)
     }
 
-    fn peek(&self) -> Option<&Packet> {
-        self.fifo.front()
-    }
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
+    super::fifo::fifo_accessors!();
     fn average(&self) -> Option<f64> {
         Some(self.total_state.average())
     }
