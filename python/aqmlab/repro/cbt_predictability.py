@@ -76,7 +76,7 @@ def ramp_scenario(seed: int) -> dict[str, Any]:
     return S.lab(queue, [S.bulk_group(), mm] + ramp_flows(), start_s=20, end_s=450, seed=seed, per_flow=True)
 
 
-def ramp_series(res) -> pd.DataFrame:
+def class_series(res) -> pd.DataFrame:
     """1-s class throughputs (KB/s, wire bytes: goodput scaled by each class's wire/payload ratio)."""
     f = res.flows
     ts = res.timeseries
@@ -101,7 +101,7 @@ def run(seeds: tuple[int, ...], out: Path, workers: int | None, quiet: bool) -> 
                    for n, sz, a in (("tcp", 1507, 870), ("mm", 807, 205), ("other", 1075, 150))], l / 1e3) if c.name == "tcp"}
     under = ", ".join(f"{row.tcp_avg_end:.0f} of {tcp_th[row.target_ms]:.0f}" for row in lat.itertuples())
     ramps = run_jobs([Job(ramp_scenario(s), {"seed": s}) for s in seeds],
-                     lambda r: {"series": ramp_series(r)}, workers=workers, desc="Figs 4.20-4.22",
+                     lambda r: {"series": class_series(r)}, workers=workers, desc="Figs 4.20-4.22",
                      quiet=quiet)
     series = sum(r["series"].set_index("time_s") for r in ramps) / len(ramps)
     plateau = lambda a, b: series[(series.index > a) & (series.index <= b)].mean()  # noqa: E731

@@ -337,14 +337,13 @@ impl<'s> World<'s> {
                     link.stats_at_warmup = *link.qdisc.stats();
                     link.class_stats_at_warmup = link.qdisc.class_stats();
                 }
-                for (i, f) in self.flows.iter_mut().enumerate() {
+                for f in self.flows.iter_mut() {
                     f.counters.delivered_at_warmup = delivered(&f.endpoint);
                     if let Endpoint::Tcp { sender, receiver, .. } = &f.endpoint {
                         f.counters.sender_at_warmup = *sender.stats();
                         f.counters.cwnd_integral_at_warmup = sender.cwnd_integral(now);
                         f.counters.acks_at_warmup = receiver.stats().acks_sent;
                     }
-                    self.last_goodput[i] = f.counters.delivered_at_warmup;
                 }
             }
         }
