@@ -333,7 +333,7 @@ pub struct FlowParams {
     /// Connection slots per browser: embedded replies fetched at once (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<u32>,
-    /// Mean user think time (clipped Pareto; default 50s, calibrated to 370 B/s per browser).
+    /// Mean user think time (clipped Pareto; default 60s, calibrated to 370 B/s per browser).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_mean: Option<Duration>,
     /// Pareto shape of think times (default 1.5, SURGE).

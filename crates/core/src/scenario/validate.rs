@@ -618,7 +618,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
 
 /// Default `think_mean`, seconds: calibrated so that the default browser offers ≈ 370 B/s of
 /// reply payload on a fast path with `mss` = 1460 B (see `traffic/http.rs`).
-pub const HTTP_THINK_MEAN_S: f64 = 50.0;
+pub const HTTP_THINK_MEAN_S: f64 = 60.0;
 
 /// The default HTTP model for slots of `mss` bytes (all defaults of `traffic/http.rs`).
 pub fn default_http_model(mss: u32) -> HttpModel {

@@ -26,7 +26,7 @@
 //!   to whole segments of `mss` (the simulator's transfers are whole segments).
 //! * user think time: Pareto with shape `think_shape` = 1.5 (SURGE's inactive-OFF shape),
 //!   clipped at `think_max` = 600 s, scaled so that the clipped mean is `think_mean`. The default
-//!   `think_mean` = 50 s is a *calibration*, not a measurement: with the sizes above the default
+//!   `think_mean` = 60 s is a *calibration*, not a measurement: with the sizes above the default
 //!   browser offers ≈ 370 B/s of reply payload on a fast path, the dissertation's regression
 //!   slope (2.9546 kb/s per browser; 3,000 browsers ≈ 8.8 Mb/s).
 //! * Not modelled: request sizes (requests are a delay only), Mah's "consecutive pages from one
@@ -331,5 +331,96 @@ mod tests {
         }
         assert_eq!(b.pages, 200);
         assert!(pages_with_embedded > 100);
+    }
+}
+
+#[cfg(test)]
+mod end_to_end {
+    use crate::run::{load, simulate, Format};
+
+    fn scenario(browsers: u32, duration: &str, extra: &str) -> String {
+        format!(
+            r#"
+[run]
+duration = "{duration}"
+warmup = "100s"
+seed = 7
+[topology.bottleneck]
+rate = "1Gbps"
+delay = "5ms"
+[[flows]]
+kind = "http"
+count = {browsers}
+start_jitter = "1s"
+{extra}
+"#
+        )
+    }
+
+    fn run(text: &str) -> crate::run::RunOutput {
+        let sc = load(text, Format::Toml).expect("valid");
+        simulate(&sc, None, |_| true).map_err(|_| ()).expect("runs")
+    }
+
+    /// Offered load per browser on a fast path, the calibration target of 370 B/s (spec §2.4:
+    /// 2.9546 kb/s per browser). 1000 browsers × 500 measured s ≈ 9,000 pages; the page size has
+    /// a coefficient of variation of ≈ 3 (Pareto tail clipped at 1 MiB), so the sampling error
+    /// of the mean is ≈ 3/√9000 ≈ 3 %, plus think-time count noise: ±15 % is > 4 σ.
+    #[test]
+    fn default_browser_offers_about_370_bytes_per_second() {
+        let out = run(&scenario(1000, "600s", ""));
+        let goodput = out.summary["aggregate"]["goodput_bps"].as_f64().unwrap();
+        let per_browser = goodput / 8.0 / 1000.0;
+        eprintln!("offered load per browser {per_browser:.1} B/s ({:.3} kb/s)", per_browser * 8e-3);
+        assert!((per_browser - 370.0).abs() < 0.15 * 370.0, "per browser {per_browser} B/s");
+        let pages: u64 = out.summary["flows"].as_array().unwrap().iter().filter_map(|f| f["http_pages"].as_u64()).sum();
+        assert!(pages > 5000, "pages {pages}");
+    }
+
+    #[test]
+    fn transfers_respect_the_page_order_and_parallelism() {
+        let out = run(&scenario(20, "400s", "parallel = 2\nthink_mean = \"5s\""));
+        let t = &out.series.transfers;
+        assert!(t.len() > 200, "transfers {}", t.len());
+        // Per browser (flows 2b, 2b+1), never more than 2 transfers overlap.
+        for b in 0..20u32 {
+            let mine: Vec<_> = t.iter().filter(|r| r.flow / 2 == b).collect();
+            for r in &mine {
+                let overlapping = mine.iter().filter(|o| o.start <= r.start && r.start < o.end).count(); // in progress when r starts
+                assert!(overlapping <= 2, "browser {b}: {overlapping} overlap");
+            }
+        }
+        assert_eq!(out.summary["flows"].as_array().unwrap().len(), 40);
+    }
+
+    #[test]
+    fn same_seed_same_result() {
+        let text = scenario(50, "200s", "think_mean = \"5s\"");
+        let (a, b) = (run(&text), run(&text));
+        assert_eq!(a.summary["flows"], b.summary["flows"]);
+        assert_eq!(a.series.transfers, b.series.transfers);
+        let c = run(&text.replace("seed = 7", "seed = 8"));
+        assert_ne!(a.series.transfers, c.series.transfers);
+    }
+
+    #[test]
+    fn bad_input_names_the_key() {
+        let bad = |extra: &str, count: i64| {
+            let text = scenario(1, "200s", extra).replace("count = 1", &format!("count = {count}"));
+            load(&text, Format::Toml).err().expect("rejected").to_string()
+        };
+        assert!(bad("", 0).contains("flows[0].count") && bad("", 0).contains("HTTP needs at least one browser"));
+        assert!(bad("parallel = 0", 1).contains("flows[0].parallel"));
+        assert!(bad("think_mean = \"0s\"", 1).contains("flows[0].think_mean"));
+        assert!(bad("think_shape = 1.0", 1).contains("flows[0].think_shape"));
+        assert!(bad("primary_tail_shape = 0.9", 1).contains("flows[0].primary_tail_shape"));
+        assert!(bad("embedded_median = \"0B\"", 1).contains("flows[0].embedded_median"));
+        assert!(bad("size = \"10kB\"", 1).contains("flows[0].size"));
+        assert!(bad("rate = \"1Mbps\"", 1).contains("flows[0].rate"));
+        // Defaults are echoed.
+        let sc = load(&scenario(3, "200s", ""), Format::Toml).unwrap();
+        assert_eq!(sc.echo["flows"][0]["parallel"], 4);
+        assert!(sc.echo["flows"][0]["think_mean"].is_string());
+        assert_eq!(sc.flows.len(), 12);
     }
 }
