@@ -20,12 +20,15 @@ pub enum StreamId {
     Flow(u32),
     /// Access-delay jitter of a `[[flows]]` group.
     AccessDelay(u32),
+    /// A `kind = "http"` browser (think times, reply sizes, embedded counts).
+    Browser(u32),
 }
 
 impl StreamId {
     fn code(self) -> u64 {
         match self {
             StreamId::Queue(i) => (1 << 32) | i as u64,
+            StreamId::Browser(i) => (5 << 32) | i as u64,
             StreamId::LinkLoss(i) => (2 << 32) | i as u64,
             StreamId::Flow(i) => (3 << 32) | i as u64,
             StreamId::AccessDelay(i) => (4 << 32) | i as u64,

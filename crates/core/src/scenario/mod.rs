@@ -7,4 +7,4 @@ pub mod units;
 pub mod validate;
 
 pub use parse::{parse_json, parse_toml};
-pub use validate::{FlowKind, FlowSpec, LinkSpec, QueueSpec, Scenario, QDISC_KINDS};
+pub use validate::{FlowKind, FlowSpec, HttpSlot, LinkSpec, QueueSpec, Scenario, QDISC_KINDS};

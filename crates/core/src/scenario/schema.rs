@@ -328,6 +328,51 @@ pub struct FlowParams {
     /// Largest Proshare video frame (default 2944B: two datagrams).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub video_size_max: Option<Bytes>,
+
+    // ---- http (`kind = "http"`; defaults and sources in `traffic/http.rs`) ----
+    /// Connection slots per browser: embedded replies fetched at once (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<u32>,
+    /// Mean user think time (clipped Pareto; default 60s, calibrated to 370 B/s per browser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_mean: Option<Duration>,
+    /// Pareto shape of think times (default 1.5, SURGE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_shape: Option<f64>,
+    /// Longest think time (default 600s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_max: Option<Duration>,
+    /// Median of the primary reply lognormal body (default 2000B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_median: Option<Bytes>,
+    /// Log-sd of the primary body (default 1.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_sigma: Option<f64>,
+    /// Fraction of primary replies from the Pareto tail (default 0.07).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_tail_fraction: Option<f64>,
+    /// Minimum of the primary Pareto tail (default 16384B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_tail_min: Option<Bytes>,
+    /// Shape of the primary Pareto tail (default 1.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_tail_shape: Option<f64>,
+    /// Mean embedded references per page, geometric on 0, 1, ... (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedded_mean: Option<f64>,
+    /// Median embedded reply size, lognormal (default 1100B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedded_median: Option<Bytes>,
+    /// Log-sd of embedded sizes (default 1.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedded_sigma: Option<f64>,
+    /// Every reply size is clipped to this (default 1048576B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_max: Option<Bytes>,
+    /// Delay from a request to its reply's first segment (default: the slot's one-way path
+    /// delay, receiver access + bottleneck + sender access).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_delay: Option<Duration>,
 }
 
 /// `[output]`

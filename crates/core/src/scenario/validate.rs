@@ -10,6 +10,7 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
+use crate::traffic::http::{pareto_scale_for_mean, HttpModel};
 use crate::qdisc::{
     AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
     RedParams, RioParams,
@@ -171,6 +172,19 @@ pub struct FlowSpec {
     /// TCP transfers drawn from a size distribution and/or repeated; `None` for a long-lived
     /// flow or a single fixed-size transfer (`TcpConfig::transfer_bytes`).
     pub transfers: Option<Transfers>,
+    /// Connection slot of a `kind = "http"` browser; `None` otherwise.
+    pub http: Option<HttpSlot>,
+}
+
+/// Which browser and slot an HTTP flow is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpSlot {
+    /// Index into `Scenario::http_models`.
+    pub model: u16,
+    /// Browser number within the whole scenario.
+    pub browser: u32,
+    /// Slot within the browser (0 carries the primary reply).
+    pub slot: u32,
 }
 
 
@@ -206,6 +220,8 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// TCP configs referenced by `FlowKind::Tcp`.
     pub tcp_configs: Vec<TcpConfig>,
+    /// Models of the `kind = "http"` groups referenced by `HttpSlot::model`.
+    pub http_models: Vec<HttpModel>,
     /// Output options.
     pub output: OutputSpec,
     /// The scenario as written, with every default filled in (for `summary.json`).
@@ -269,12 +285,24 @@ const TCP_KEYS: &[&str] = &[
     "initial_rto", "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "size",
     "size_dist", "repeat",
 ];
+/// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
+const HTTP_ALLOWED: &[&str] = &[
+    "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto",
+    "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "parallel", "think_mean",
+    "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
+    "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
+];
+const HTTP_KEYS: &[&str] = &[
+    "parallel", "think_mean", "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction",
+    "primary_tail_min", "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max",
+    "request_delay",
+];
 const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
 
 fn present_keys(f: &FlowParams) -> Vec<&'static str> {
     let v = serde_json::to_value(f).expect("flow params serialise");
     let obj = v.as_object().expect("table");
-    TCP_KEYS.iter().chain(UDP_KEYS).chain(MPEG_KEYS).chain(PROSHARE_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
+    TCP_KEYS.iter().chain(UDP_KEYS).chain(MPEG_KEYS).chain(PROSHARE_KEYS).chain(HTTP_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
 }
 
 fn pick<T: Clone>(v: &Option<OneOrMany<T>>, i: usize, default: T) -> T {
@@ -446,22 +474,28 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     }
     let mut flows = Vec::new();
     let mut tcp_configs = Vec::new();
+    let mut http_models: Vec<HttpModel> = Vec::new();
+    let mut n_browsers: u32 = 0;
     for (g, f) in file.flows.iter_mut().enumerate() {
         let path = format!("flows[{g}]");
         let count = *f.count.get_or_insert(1);
+        if f.kind == "http" && count < 1 {
+            return err(join(&path, "count"), format!("HTTP needs at least one browser, got {count}"));
+        }
         if count < 1 {
             return err(join(&path, "count"), format!("must be at least 1, got {count}"));
         }
         let count = count as usize;
         let (is_tcp, allowed): (bool, &[&str]) = match f.kind.as_str() {
             "tcp" => (true, TCP_KEYS),
+            "http" => (true, HTTP_ALLOWED),
             "udp-cbr" | "udp-poisson" => (false, UDP_KEYS),
             "mpeg" => (false, MPEG_KEYS),
             "proshare" => (false, PROSHARE_KEYS),
             other => {
                 return err(
                     join(&path, "kind"),
-                    format!("unknown flow kind \"{other}\"; allowed: tcp, udp-cbr, udp-poisson, mpeg, proshare"),
+                    format!("unknown flow kind \"{other}\"; allowed: tcp, http, udp-cbr, udp-poisson, mpeg, proshare"),
                 )
             }
         };
@@ -488,6 +522,9 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         let mut transfers = None;
         let (kind, variant) = if is_tcp {
             let mut cfg = tcp_config(f, &path)?;
+            if f.kind == "http" {
+                http_models.push(http_model(f, cfg.mss, &path)?);
+            }
             transfers = transfer_plan(f, &cfg, &path)?;
             if transfers.is_some() {
                 cfg.transfer_bytes = None; // sizes are drawn per transfer, in whole segments
@@ -516,6 +553,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         };
         let mut jitter_rng = stream(seed, StreamId::Flow(u32::MAX - g as u32));
         let mut delay_rng = stream(seed, StreamId::AccessDelay(g as u32));
+        let slots = if f.kind == "http" { http_models.last().expect("pushed").parallel } else { 1 };
         for i in 0..count {
             let offset = if jitter > Dur::ZERO { Dur(jitter_rng.gen_range(0..jitter.0)) } else { Dur::ZERO };
             let extra_delay = if delay_jitter > Dur::ZERO { Dur(delay_rng.gen_range(0..delay_jitter.0)) } else { Dur::ZERO };
@@ -526,7 +564,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             }
             a.delay = pick(&f.access_delay, i, Duration(a.delay)).0 + extra_delay;
             r.delay = pick(&f.receiver_access_delay, i, Duration(r.delay)).0;
-            flows.push(FlowSpec {
+            for s in 0..slots {
+                flows.push(FlowSpec {
                 kind: kind.clone(),
                 direction,
                 group: g,
@@ -536,8 +575,13 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                 receiver_access: r,
                 class,
                 variant,
-                transfers,
-            });
+                    transfers,
+                    http: (f.kind == "http").then(|| HttpSlot { model: (http_models.len() - 1) as u16, browser: n_browsers, slot: s }),
+                });
+            }
+            if f.kind == "http" {
+                n_browsers += 1;
+            }
         }
     }
     let n_flows = flows.len();
@@ -566,7 +610,98 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         reverse_queue,
         flows,
         tcp_configs,
+        http_models,
         output,
         echo,
+    })
+}
+
+/// Default `think_mean`, seconds: calibrated so that the default browser offers ≈ 370 B/s of
+/// reply payload on a fast path with `mss` = 1460 B (see `traffic/http.rs`).
+pub const HTTP_THINK_MEAN_S: f64 = 60.0;
+
+/// The default HTTP model for slots of `mss` bytes (all defaults of `traffic/http.rs`).
+pub fn default_http_model(mss: u32) -> HttpModel {
+    let (shape, max) = (1.5, 600.0);
+    HttpModel {
+        parallel: 4,
+        think_shape: shape,
+        think_scale_s: pareto_scale_for_mean(HTTP_THINK_MEAN_S, shape, max),
+        think_max_s: max,
+        primary_mu: 2000f64.ln(),
+        primary_sigma: 1.3,
+        primary_tail_fraction: 0.07,
+        primary_tail_min: 16384.0,
+        primary_tail_shape: 1.2,
+        embedded_mean: 3.0,
+        embedded_mu: 1100f64.ln(),
+        embedded_sigma: 1.5,
+        object_max: 1048576.0,
+        mss,
+        request_delay: None,
+    }
+}
+
+/// Validates the keys of a `kind = "http"` group and writes the defaults back.
+fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpModel> {
+    let d = default_http_model(mss);
+    let parallel = *f.parallel.get_or_insert(d.parallel);
+    if !(1..=32).contains(&parallel) {
+        return err(join(path, "parallel"), format!("must be between 1 and 32 connections, got {parallel}"));
+    }
+    let positive = |v: f64, key: &str| -> ConfigResult<f64> {
+        if v.is_finite() && v > 0.0 { Ok(v) } else { err(join(path, key), format!("must be positive, got {v}")) }
+    };
+    let shape_gt1 = |v: f64, key: &str| -> ConfigResult<f64> {
+        if v.is_finite() && v > 1.0 {
+            Ok(v)
+        } else {
+            err(join(path, key), format!("Pareto shape must be > 1 (finite mean), got {v}"))
+        }
+    };
+    let think_max = positive(f.think_max.get_or_insert(Duration(Dur::from_secs_f64(d.think_max_s))).0.as_secs_f64(), "think_max")?;
+    let think_mean = positive(f.think_mean.get_or_insert(Duration(Dur::from_secs_f64(HTTP_THINK_MEAN_S))).0.as_secs_f64(), "think_mean")?;
+    if think_mean >= think_max {
+        return err(join(path, "think_mean"), format!("must be shorter than think_max ({think_max} s), got {think_mean} s"));
+    }
+    let think_shape = shape_gt1(*f.think_shape.get_or_insert(d.think_shape), "think_shape")?;
+    let primary_median = positive(f.primary_median.get_or_insert(Bytes(2000)).0 as f64, "primary_median")?;
+    let primary_sigma = *f.primary_sigma.get_or_insert(d.primary_sigma);
+    if !(primary_sigma.is_finite() && primary_sigma >= 0.0) {
+        return err(join(path, "primary_sigma"), format!("must be at least 0, got {primary_sigma}"));
+    }
+    let tail_fraction = *f.primary_tail_fraction.get_or_insert(d.primary_tail_fraction);
+    if !(0.0..=1.0).contains(&tail_fraction) {
+        return err(join(path, "primary_tail_fraction"), format!("must be in [0, 1], got {tail_fraction}"));
+    }
+    let tail_min = positive(f.primary_tail_min.get_or_insert(Bytes(16384)).0 as f64, "primary_tail_min")?;
+    let tail_shape = shape_gt1(*f.primary_tail_shape.get_or_insert(d.primary_tail_shape), "primary_tail_shape")?;
+    let embedded_mean = *f.embedded_mean.get_or_insert(d.embedded_mean);
+    if !(embedded_mean.is_finite() && embedded_mean >= 0.0) {
+        return err(join(path, "embedded_mean"), format!("must be at least 0 (0 = no embedded objects), got {embedded_mean}"));
+    }
+    let embedded_median = positive(f.embedded_median.get_or_insert(Bytes(1100)).0 as f64, "embedded_median")?;
+    let embedded_sigma = *f.embedded_sigma.get_or_insert(d.embedded_sigma);
+    if !(embedded_sigma.is_finite() && embedded_sigma >= 0.0) {
+        return err(join(path, "embedded_sigma"), format!("must be at least 0, got {embedded_sigma}"));
+    }
+    let object_max = positive(f.object_max.get_or_insert(Bytes(1048576)).0 as f64, "object_max")?;
+    let request_delay = f.request_delay.map(|d| d.0);
+    Ok(HttpModel {
+        parallel,
+        think_shape,
+        think_scale_s: pareto_scale_for_mean(think_mean, think_shape, think_max),
+        think_max_s: think_max,
+        primary_mu: primary_median.ln(),
+        primary_sigma,
+        primary_tail_fraction: tail_fraction,
+        primary_tail_min: tail_min,
+        primary_tail_shape: tail_shape,
+        embedded_mean,
+        embedded_mu: embedded_median.ln(),
+        embedded_sigma,
+        object_max,
+        mss,
+        request_delay,
     })
 }

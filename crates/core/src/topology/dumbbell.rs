@@ -19,6 +19,7 @@ use crate::qdisc::{AnyQdisc, ClassStats, DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, LinkSpec, Scenario};
 use crate::traffic::transfers::TransferRecord;
+use crate::traffic::http::Browser;
 use crate::metrics::frame_decoder::FrameDecoder;
 use crate::traffic::mpeg::MpegSource;
 use crate::traffic::proshare::ProshareSource;
@@ -40,6 +41,10 @@ enum Event {
     Start(u32),
     Stop(u32),
     UdpSend(u32),
+    /// A browser's think time is over.
+    BrowserWake(u32),
+    /// A request reached the server: flow `f` starts a reply of `segments`.
+    HttpRequest { f: u32, segments: u32 },
     Sample,
     WarmupEnd,
 }
@@ -193,6 +198,10 @@ pub struct World<'s> {
     pcap: Option<PcapWriter<Box<dyn std::io::Write + Send>>>,
     /// `output.flow_counter` and its random stream.
     flow_counter: Option<(FlowCounter, Rng)>,
+    /// `kind = "http"` browsers.
+    browsers: Vec<Browser>,
+    /// Replies a browser wants started: (slot, segments).
+    http_starts: Vec<(u32, u32)>,
 }
 
 impl<'s> World<'s> {
@@ -267,6 +276,12 @@ impl<'s> World<'s> {
             .collect::<Vec<_>>();
         events.schedule(Time::ZERO + sc.output.bin, Event::Sample);
         events.schedule(sc.warmup, Event::WarmupEnd);
+        let browsers = sc
+            .flows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.http.filter(|h| h.slot == 0).map(|h| Browser::new(h.model, i as u32, stream(sc.seed, StreamId::Browser(h.browser)))))
+            .collect();
         let n = flows.len();
         World {
             sc,
@@ -284,6 +299,8 @@ impl<'s> World<'s> {
             flow_counter: sc.output.flow_counter.as_ref().map(|p| {
                 (p.validate("output.flow_counter").expect("validated"), stream(sc.seed, StreamId::Queue(2)))
             }),
+            browsers,
+            http_starts: Vec::new(),
         }
     }
 
@@ -331,6 +348,8 @@ impl<'s> World<'s> {
             Event::Start(f) => self.start(now, f as usize),
             Event::Stop(f) => self.flows[f as usize].active = false,
             Event::UdpSend(f) => self.udp_send(now, f as usize),
+            Event::BrowserWake(b) => self.browser_wake(now, b as usize),
+            Event::HttpRequest { f, segments } => self.http_request(now, f as usize, segments),
             Event::Sample => self.sample(now),
             Event::WarmupEnd => {
                 for link in &mut self.links {
@@ -532,6 +551,23 @@ impl<'s> World<'s> {
                 let cfg = &sc.tcp_configs[*cfg as usize];
                 sender.on_ack(cfg, now, &pkt, &mut self.tx_buf);
                 if sender.is_complete() && flow.counters.completed_at.is_none() {
+                    if let Some(h) = sc.flows[f].http {
+                        let (start, segments, timeouts_before) = flow.counters.transfer;
+                        flow.counters.completed_at = Some(now);
+                        if start >= sc.warmup {
+                            self.series.transfers.push(TransferRecord {
+                                flow: f as u32,
+                                start,
+                                end: now,
+                                segments,
+                                timeouts: (sender.stats().timeouts - timeouts_before) as u32,
+                            });
+                        }
+                        self.transmit(now, f, true);
+                        self.arm_sender_timer(f);
+                        self.http_done(now, h);
+                        return;
+                    }
                     match sc.flows[f].transfers {
                         Some(plan) => {
                             let (start, segments, timeouts_before) = flow.counters.transfer;
@@ -588,6 +624,15 @@ impl<'s> World<'s> {
         match &mut flow.endpoint {
             Endpoint::Tcp { cfg, sender, .. } => {
                 let cfg = &sc.tcp_configs[*cfg as usize];
+                if let Some(h) = sc.flows[f].http {
+                    if h.slot == 0 {
+                        let b = h.browser as usize;
+                        let m = &sc.http_models[h.model as usize];
+                        let wake = now + m.draw_think(&mut self.browsers[b].rng);
+                        self.events.schedule(wake, Event::BrowserWake(h.browser));
+                    }
+                    return;
+                }
                 match sc.flows[f].transfers {
                     Some(plan) => {
                         let segments = plan.draw_segments(&mut flow.rng);
@@ -607,6 +652,58 @@ impl<'s> World<'s> {
                 };
                 self.events.schedule(first, Event::UdpSend(f as u32));
             }
+        }
+    }
+
+    // ---- http browsers ----
+
+    /// Browser `b`'s think time is over: request the next page's primary reply.
+    fn browser_wake(&mut self, now: Time, b: usize) {
+        let sc = self.sc;
+        let first = self.browsers[b].first_flow as usize;
+        if !self.flows[first].active || now >= sc.flows[first].stop {
+            return;
+        }
+        let m = &sc.http_models[self.browsers[b].model as usize];
+        let (slot, segments) = self.browsers[b].wake(m, now);
+        self.http_schedule_request(now, first + slot as usize, segments);
+    }
+
+    /// A request leaves the browser for slot flow `f`; the reply starts after the request delay.
+    fn http_schedule_request(&mut self, now: Time, f: usize, segments: u32) {
+        let spec = &self.sc.flows[f];
+        let m = &self.sc.http_models[spec.http.expect("http slot").model as usize];
+        let delay = m.request_delay.unwrap_or(spec.receiver_access.delay + self.sc.bottleneck.delay + spec.access.delay);
+        self.events.schedule(now + delay, Event::HttpRequest { f: f as u32, segments });
+    }
+
+    /// The server of slot flow `f` starts a reply of `segments` as a fresh connection.
+    fn http_request(&mut self, now: Time, f: usize, segments: u32) {
+        let sc = self.sc;
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp { cfg, sender, .. } = &mut flow.endpoint else { unreachable!("http slot is TCP") };
+        flow.counters.transfer = (now, segments, sender.stats().timeouts);
+        flow.counters.completed_at = None;
+        sender.begin_transfer(&sc.tcp_configs[*cfg as usize], now, segments, &mut self.tx_buf);
+        self.transmit(now, f, true);
+        self.arm_sender_timer(f);
+    }
+
+    /// Slot `h` finished its reply: start the embedded replies it unlocks, or think.
+    fn http_done(&mut self, now: Time, h: crate::scenario::HttpSlot) {
+        let sc = self.sc;
+        let b = h.browser as usize;
+        let m = &sc.http_models[self.browsers[b].model as usize];
+        let mut starts = std::mem::take(&mut self.http_starts);
+        starts.clear();
+        let wake = self.browsers[b].transfer_done(m, now, h.slot, sc.warmup, &mut starts);
+        let first = self.browsers[b].first_flow as usize;
+        for &(slot, segments) in &starts {
+            self.http_schedule_request(now, first + slot as usize, segments);
+        }
+        self.http_starts = starts;
+        if let Some(w) = wake {
+            self.events.schedule(w, Event::BrowserWake(h.browser));
         }
     }
 
@@ -790,6 +887,15 @@ impl<'s> World<'s> {
                 "delay_p99_s": c.delay.quantile_s(0.99),
             });
             o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            if let Some(h) = spec.http {
+                o["http_browser"] = h.browser.into();
+                o["http_slot"] = h.slot.into();
+                if h.slot == 0 {
+                    let b = &self.browsers[h.browser as usize];
+                    o["http_pages"] = b.pages.into();
+                    o["http_page_response_mean_s"] = if b.pages > 0 { (b.response_sum_s / b.pages as f64).into() } else { serde_json::Value::Null };
+                }
+            }
             flows_json.push(o);
         }
         let mut queues_json = Vec::new();

@@ -2,6 +2,7 @@
 //! transfer plans.
 
 pub mod activity;
+pub mod http;
 pub mod mpeg;
 pub mod proshare;
 pub mod transfers;

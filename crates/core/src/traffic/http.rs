@@ -1,0 +1,426 @@
+//! A Mah-style closed-loop web browser (`kind = "http"`; spec `seed000-cbt-evaluation.md` §2.4:
+//! Mah [INFOCOM'97] as implemented by Christiansen, Jeffay, Ott, Smith [SIGCOMM 2000]).
+//!
+//! Per browser: think → primary (HTML) reply, one fresh TCP connection → when it completes, N
+//! embedded replies, each its own fresh connection (HTTP/1.0), at most `parallel` at a time →
+//! when all are complete, think again. A request costs `request_delay` (default: the slot's
+//! one-way path delay, receiver access + bottleneck + sender access) before its reply's first
+//! segment is sent; there is no SYN handshake (the simulator has none), replies start with the
+//! initial window. A browser owns `parallel` TCP flows ("connection slots", consecutive flow
+//! ids); each carries one reply at a time via `TcpSender::begin_transfer`.
+//!
+//! **Distributions are stand-ins.** The dissertation gives none, and Mah's empirical CDFs are
+//! not available offline. The defaults below are explicit parametric forms, each a scenario key:
+//! * primary reply size: lognormal body (median `primary_median` = 2000 B, log-sd
+//!   `primary_sigma` = 1.3) with probability 1 − `primary_tail_fraction` (0.07), otherwise a
+//!   Pareto tail (`primary_tail_min` = 16384 B, shape `primary_tail_shape` = 1.2). The form is
+//!   SURGE's (Barford & Crovella, SIGMETRICS 1998: lognormal body + Pareto α ≈ 1.1 tail above
+//!   ~7 %); the scale is reduced so that the mean (≈ 8 KB) and median (≈ 2 KB) are close to the
+//!   reply-size summary usually quoted for Mah 1997 (median ~2 KB, mean ~8–10 KB).
+//! * embedded references per page: geometric on {0, 1, …} with mean `embedded_mean` = 3 (Mah
+//!   1997 reports a mean near 3 files per page; SURGE uses a Pareto α = 2.43 count instead).
+//! * embedded reply size: lognormal, median `embedded_median` = 1100 B, log-sd
+//!   `embedded_sigma` = 1.5 (SURGE/Barford–Crovella use lognormal for embedded objects;
+//!   median scaled to the spec's "mostly small (~1 KB) objects").
+//! * every size is clipped to `object_max` = 1 MiB (keeps the means estimable) and rounded up
+//!   to whole segments of `mss` (the simulator's transfers are whole segments).
+//! * user think time: Pareto with shape `think_shape` = 1.5 (SURGE's inactive-OFF shape),
+//!   clipped at `think_max` = 600 s, scaled so that the clipped mean is `think_mean`. The default
+//!   `think_mean` = 60 s is a *calibration*, not a measurement: with the sizes above the default
+//!   browser offers ≈ 370 B/s of reply payload on a fast path, the dissertation's regression
+//!   slope (2.9546 kb/s per browser; 3,000 browsers ≈ 8.8 Mb/s).
+//! * Not modelled: request sizes (requests are a delay only), Mah's "consecutive pages from one
+//!   server" (each slot has its own access link in the dumbbell, so the server choice has no
+//!   effect), persistent connections.
+
+use rand::Rng as _;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::engine::{Dur, Rng, Time};
+
+/// The validated parameters of one `kind = "http"` group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpModel {
+    /// Connection slots per browser (concurrent embedded fetches), 1..=32.
+    pub parallel: u32,
+    /// Clipped-Pareto think time: shape, scale (derived from the mean) and clip.
+    pub think_shape: f64,
+    /// Pareto scale (minimum think time), seconds.
+    pub think_scale_s: f64,
+    /// Largest think time, seconds.
+    pub think_max_s: f64,
+    /// Primary size lognormal body: ln(median) and sigma.
+    pub primary_mu: f64,
+    /// Log-sd of the primary body.
+    pub primary_sigma: f64,
+    /// Probability that a primary size comes from the Pareto tail.
+    pub primary_tail_fraction: f64,
+    /// Pareto tail minimum, bytes.
+    pub primary_tail_min: f64,
+    /// Pareto tail shape.
+    pub primary_tail_shape: f64,
+    /// Mean number of embedded objects (geometric on 0, 1, ...).
+    pub embedded_mean: f64,
+    /// Embedded size lognormal: ln(median) and sigma.
+    pub embedded_mu: f64,
+    /// Log-sd of embedded sizes.
+    pub embedded_sigma: f64,
+    /// Largest object, bytes.
+    pub object_max: f64,
+    /// Segment payload, bytes (the slots' `mss`).
+    pub mss: u32,
+    /// Request delay; `None` = the slot's one-way path delay.
+    pub request_delay: Option<Dur>,
+}
+
+/// Mean of min(X, max) for X ~ Pareto(scale, shape), shape > 1.
+pub fn clipped_pareto_mean(scale: f64, shape: f64, max: f64) -> f64 {
+    if max <= scale {
+        return max;
+    }
+    scale * shape / (shape - 1.0) - scale.powf(shape) * max.powf(1.0 - shape) / (shape - 1.0)
+}
+
+/// The Pareto scale whose clipped mean is `mean` (bisection; `mean` < `max`).
+pub fn pareto_scale_for_mean(mean: f64, shape: f64, max: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, mean);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if clipped_pareto_mean(mid, shape, max) < mean {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+fn pareto(rng: &mut Rng, scale: f64, shape: f64) -> f64 {
+    let u: f64 = 1.0 - rng.gen::<f64>(); // (0, 1]
+    scale / u.powf(1.0 / shape)
+}
+
+fn lognormal(rng: &mut Rng, mu: f64, sigma: f64) -> f64 {
+    let z: f64 = StandardNormal.sample(rng);
+    (mu + sigma * z).exp()
+}
+
+impl HttpModel {
+    fn segments(&self, bytes: f64) -> u32 {
+        (bytes.min(self.object_max) / self.mss as f64).ceil().max(1.0) as u32
+    }
+    /// A think time.
+    pub fn draw_think(&self, rng: &mut Rng) -> Dur {
+        Dur::from_secs_f64(pareto(rng, self.think_scale_s, self.think_shape).min(self.think_max_s))
+    }
+    /// A primary reply, segments.
+    pub fn draw_primary(&self, rng: &mut Rng) -> u32 {
+        let b = if rng.gen::<f64>() < self.primary_tail_fraction {
+            pareto(rng, self.primary_tail_min, self.primary_tail_shape)
+        } else {
+            lognormal(rng, self.primary_mu, self.primary_sigma)
+        };
+        self.segments(b)
+    }
+    /// Embedded objects of a page.
+    pub fn draw_embedded_count(&self, rng: &mut Rng) -> u32 {
+        if self.embedded_mean <= 0.0 {
+            return 0;
+        }
+        // Geometric on {0, 1, ...}: P(k) = p(1-p)^k, mean (1-p)/p.
+        let p = 1.0 / (1.0 + self.embedded_mean);
+        let u: f64 = 1.0 - rng.gen::<f64>();
+        (u.ln() / (1.0 - p).ln()).floor().min(10_000.0) as u32
+    }
+    /// An embedded reply, segments.
+    pub fn draw_embedded(&self, rng: &mut Rng) -> u32 {
+        self.segments(lognormal(rng, self.embedded_mu, self.embedded_sigma))
+    }
+}
+
+/// What a browser is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Waiting for its wake-up (think time, or the first start).
+    Thinking,
+    /// Fetching the primary reply (slot 0).
+    Primary,
+    /// Fetching embedded replies.
+    Embedded,
+}
+
+/// One browser's state machine. Slots are numbered 0..parallel.
+#[derive(Clone, Debug)]
+pub struct Browser {
+    /// The model (index into `Scenario::http_models`).
+    pub model: u16,
+    /// Flow id of slot 0; slot s is flow `first_flow + s`.
+    pub first_flow: u32,
+    /// Current phase.
+    pub phase: Phase,
+    /// Embedded objects not yet handed to a slot.
+    pub embedded_left: u32,
+    /// Bit s set = slot s has a reply in progress (request or transfer).
+    pub busy: u32,
+    /// When the current page was requested.
+    pub page_start: Time,
+    /// Pages completed after warm-up.
+    pub pages: u64,
+    /// Sum of their response times (request of the primary to completion of the last embedded), s.
+    pub response_sum_s: f64,
+    /// Random stream (think times, sizes, counts).
+    pub rng: Rng,
+}
+
+impl Browser {
+    /// A browser that waits for its first wake-up.
+    pub fn new(model: u16, first_flow: u32, rng: Rng) -> Browser {
+        Browser {
+            model,
+            first_flow,
+            phase: Phase::Thinking,
+            embedded_left: 0,
+            busy: 0,
+            page_start: Time::ZERO,
+            pages: 0,
+            response_sum_s: 0.0,
+            rng,
+        }
+    }
+
+    /// Replies in progress.
+    pub fn in_progress(&self) -> u32 {
+        self.busy.count_ones()
+    }
+
+    /// Think time over: requests the primary reply. Returns (slot, segments).
+    pub fn wake(&mut self, m: &HttpModel, now: Time) -> (u32, u32) {
+        debug_assert_eq!(self.phase, Phase::Thinking);
+        debug_assert_eq!(self.busy, 0);
+        self.phase = Phase::Primary;
+        self.page_start = now;
+        self.busy = 1;
+        (0, m.draw_primary(&mut self.rng))
+    }
+
+    /// Slot `slot` finished its reply at `now`. Appends the replies to start, (slot, segments),
+    /// to `start`; returns the next wake-up time when the page is complete.
+    pub fn transfer_done(
+        &mut self,
+        m: &HttpModel,
+        now: Time,
+        slot: u32,
+        warmup: Time,
+        start: &mut Vec<(u32, u32)>,
+    ) -> Option<Time> {
+        debug_assert!(self.busy & (1 << slot) != 0, "slot {slot} was not busy");
+        self.busy &= !(1 << slot);
+        if self.phase == Phase::Primary {
+            self.phase = Phase::Embedded;
+            self.embedded_left = m.draw_embedded_count(&mut self.rng);
+        }
+        while self.embedded_left > 0 && self.in_progress() < m.parallel {
+            let free = (!self.busy).trailing_zeros();
+            self.busy |= 1 << free;
+            self.embedded_left -= 1;
+            start.push((free, m.draw_embedded(&mut self.rng)));
+        }
+        if self.busy == 0 {
+            if self.page_start >= warmup {
+                self.pages += 1;
+                self.response_sum_s += (now.0 - self.page_start.0) as f64 * 1e-9;
+            }
+            self.phase = Phase::Thinking;
+            return Some(now + m.draw_think(&mut self.rng));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{stream, StreamId};
+
+    pub(crate) fn default_model() -> HttpModel {
+        crate::scenario::validate::default_http_model(1460)
+    }
+
+    #[test]
+    fn clipped_pareto_scale_recovers_the_mean() {
+        let k = pareto_scale_for_mean(50.0, 1.5, 600.0);
+        assert!((clipped_pareto_mean(k, 1.5, 600.0) - 50.0).abs() < 1e-6);
+        let m = HttpModel { think_scale_s: k, ..default_model() };
+        let mut rng = stream(3, StreamId::Flow(0));
+        let n = 400_000;
+        let mean = (0..n).map(|_| m.draw_think(&mut rng).as_secs_f64()).sum::<f64>() / n as f64;
+        // clipped at 600 s the sd is ≈ 75 s: standard error 0.12 s
+        assert!((mean - 50.0).abs() < 1.0, "think mean {mean}");
+    }
+
+    #[test]
+    fn embedded_counts_are_geometric_with_the_mean() {
+        let m = default_model();
+        let mut rng = stream(4, StreamId::Flow(0));
+        let n = 200_000;
+        let draws: Vec<u32> = (0..n).map(|_| m.draw_embedded_count(&mut rng)).collect();
+        let mean = draws.iter().map(|&k| k as f64).sum::<f64>() / n as f64;
+        assert!((mean - 3.0).abs() < 0.05, "mean {mean}");
+        let zeros = draws.iter().filter(|&&k| k == 0).count() as f64 / n as f64;
+        assert!((zeros - 0.25).abs() < 0.005, "P(0) = {zeros}");
+    }
+
+    /// Mean page payload of the default model (Monte Carlo), printed for the calibration.
+    #[test]
+    fn default_page_size() {
+        let m = default_model();
+        let mut rng = stream(5, StreamId::Flow(0));
+        let n = 400_000;
+        let (mut prim, mut emb) = (0u64, 0u64);
+        for _ in 0..n {
+            prim += m.draw_primary(&mut rng) as u64;
+            for _ in 0..m.draw_embedded_count(&mut rng) {
+                emb += m.draw_embedded(&mut rng) as u64;
+            }
+        }
+        let mss = m.mss as f64;
+        let (p, e) = (prim as f64 * mss / n as f64, emb as f64 * mss / n as f64);
+        eprintln!("mean primary {p:.0} B, embedded per page {e:.0} B, page {:.0} B", p + e);
+        assert!(p > 4000.0 && p < 16000.0, "primary mean {p}");
+    }
+
+    #[test]
+    fn state_machine_orders_primary_embedded_and_think() {
+        let m = HttpModel { parallel: 2, ..default_model() };
+        let mut b = Browser::new(0, 10, stream(9, StreamId::Flow(0)));
+        let mut out = Vec::new();
+        let mut pages_with_embedded = 0;
+        let mut now = Time::ZERO;
+        for _page in 0..200 {
+            assert_eq!(b.phase, Phase::Thinking);
+            let (slot, segs) = b.wake(&m, now);
+            assert_eq!((slot, b.in_progress(), b.phase), (0, 1, Phase::Primary));
+            assert!(segs >= 1);
+            // Nothing embedded starts before the primary completes.
+            now = now + Dur::from_millis(10);
+            out.clear();
+            let mut wake = b.transfer_done(&m, now, 0, Time::ZERO, &mut out);
+            let mut active: Vec<u32> = out.iter().map(|&(s, _)| s).collect();
+            if !active.is_empty() {
+                pages_with_embedded += 1;
+                assert!(wake.is_none());
+            }
+            while let Some(&s) = active.first() {
+                assert!(b.in_progress() <= m.parallel);
+                assert_eq!(b.in_progress() as usize, active.len());
+                assert_eq!(b.phase, Phase::Embedded);
+                active.remove(0);
+                now = now + Dur::from_millis(5);
+                out.clear();
+                wake = b.transfer_done(&m, now, s, Time::ZERO, &mut out);
+                for &(ns, _) in &out {
+                    assert!(!active.contains(&ns), "slot {ns} reused while busy");
+                    active.push(ns);
+                }
+                assert!(wake.is_none() || active.is_empty());
+            }
+            let w = wake.expect("page complete → think");
+            assert!(w >= now);
+            assert_eq!(b.in_progress(), 0);
+            now = w;
+        }
+        assert_eq!(b.pages, 200);
+        assert!(pages_with_embedded > 100);
+    }
+}
+
+#[cfg(test)]
+mod end_to_end {
+    use crate::run::{load, simulate, Format};
+
+    fn scenario(browsers: u32, duration: &str, extra: &str) -> String {
+        format!(
+            r#"
+[run]
+duration = "{duration}"
+warmup = "100s"
+seed = 7
+[topology.bottleneck]
+rate = "1Gbps"
+delay = "5ms"
+[[flows]]
+kind = "http"
+count = {browsers}
+start_jitter = "1s"
+{extra}
+"#
+        )
+    }
+
+    fn run(text: &str) -> crate::run::RunOutput {
+        let sc = load(text, Format::Toml).expect("valid");
+        simulate(&sc, None, |_| true).map_err(|_| ()).expect("runs")
+    }
+
+    /// Offered load per browser on a fast path, the calibration target of 370 B/s (spec §2.4:
+    /// 2.9546 kb/s per browser). 1000 browsers × 500 measured s ≈ 9,000 pages; the page size has
+    /// a coefficient of variation of ≈ 3 (Pareto tail clipped at 1 MiB), so the sampling error
+    /// of the mean is ≈ 3/√9000 ≈ 3 %, plus think-time count noise: ±15 % is > 4 σ.
+    #[test]
+    fn default_browser_offers_about_370_bytes_per_second() {
+        let out = run(&scenario(1000, "600s", ""));
+        let goodput = out.summary["aggregate"]["goodput_bps"].as_f64().unwrap();
+        let per_browser = goodput / 8.0 / 1000.0;
+        eprintln!("offered load per browser {per_browser:.1} B/s ({:.3} kb/s)", per_browser * 8e-3);
+        assert!((per_browser - 370.0).abs() < 0.15 * 370.0, "per browser {per_browser} B/s");
+        let pages: u64 = out.summary["flows"].as_array().unwrap().iter().filter_map(|f| f["http_pages"].as_u64()).sum();
+        assert!(pages > 5000, "pages {pages}");
+    }
+
+    #[test]
+    fn transfers_respect_the_page_order_and_parallelism() {
+        let out = run(&scenario(20, "400s", "parallel = 2\nthink_mean = \"5s\""));
+        let t = &out.series.transfers;
+        assert!(t.len() > 200, "transfers {}", t.len());
+        // Per browser (flows 2b, 2b+1), never more than 2 transfers overlap.
+        for b in 0..20u32 {
+            let mine: Vec<_> = t.iter().filter(|r| r.flow / 2 == b).collect();
+            for r in &mine {
+                let overlapping = mine.iter().filter(|o| o.start <= r.start && r.start < o.end).count(); // in progress when r starts
+                assert!(overlapping <= 2, "browser {b}: {overlapping} overlap");
+            }
+        }
+        assert_eq!(out.summary["flows"].as_array().unwrap().len(), 40);
+    }
+
+    #[test]
+    fn same_seed_same_result() {
+        let text = scenario(50, "200s", "think_mean = \"5s\"");
+        let (a, b) = (run(&text), run(&text));
+        assert_eq!(a.summary["flows"], b.summary["flows"]);
+        assert_eq!(a.series.transfers, b.series.transfers);
+        let c = run(&text.replace("seed = 7", "seed = 8"));
+        assert_ne!(a.series.transfers, c.series.transfers);
+    }
+
+    #[test]
+    fn bad_input_names_the_key() {
+        let bad = |extra: &str, count: i64| {
+            let text = scenario(1, "200s", extra).replace("count = 1", &format!("count = {count}"));
+            load(&text, Format::Toml).err().expect("rejected").to_string()
+        };
+        assert!(bad("", 0).contains("flows[0].count") && bad("", 0).contains("HTTP needs at least one browser"));
+        assert!(bad("parallel = 0", 1).contains("flows[0].parallel"));
+        assert!(bad("think_mean = \"0s\"", 1).contains("flows[0].think_mean"));
+        assert!(bad("think_shape = 1.0", 1).contains("flows[0].think_shape"));
+        assert!(bad("primary_tail_shape = 0.9", 1).contains("flows[0].primary_tail_shape"));
+        assert!(bad("embedded_median = \"0B\"", 1).contains("flows[0].embedded_median"));
+        assert!(bad("size = \"10kB\"", 1).contains("flows[0].size"));
+        assert!(bad("rate = \"1Mbps\"", 1).contains("flows[0].rate"));
+        // Defaults are echoed.
+        let sc = load(&scenario(3, "200s", ""), Format::Toml).unwrap();
+        assert_eq!(sc.echo["flows"][0]["parallel"], 4);
+        assert!(sc.echo["flows"][0]["think_mean"].is_string());
+        assert_eq!(sc.flows.len(), 12);
+    }
+}
