@@ -135,7 +135,7 @@ def test_repro_cbt_quick_writes_report_with_verdicts(tmp_path: Path) -> None:
     import pandas as pd
 
     df = pd.read_csv(tmp_path / "results.csv")
-    assert len(df) == 2 * 5 * 2  # mixes × algorithms × periods
+    assert len(df) == 4 * 5 * 2  # mixes × algorithms × periods
     blast = df[(df["period"] == "blast") & (df["mix"] == "BULK-MPEG")].set_index("algorithm")
     # the blast period really has the blast, the multimedia period does not
     assert blast.loc["FIFO", "other_KBps"] > 800

@@ -111,13 +111,21 @@ def timeseries_figure(mix: str, seed: int, out: Path, workers: int | None, quiet
     return name
 
 
+HTTP_NOTE = ("Not investigated yet. The HTTP mixes use our stand-in browser (lognormal/Pareto sizes, a 60 s think time "
+             "calibrated to the dissertation's load per browser, 4 parallel connections per browser; "
+             "`crates/core/src/traffic/http.rs`), not the lab's Mah model, so they load the queue differently: "
+             "plausibly far more concurrently active connections (which shrinks FRED's per-flow share below an MPEG "
+             "I-frame burst) and burstier TCP arrivals against the small multimedia thresholds of Table 5.3 (6.7 packets). "
+             "The BULK mixes, whose traffic the dissertation specifies precisely, are the stronger test.")
+
+
 def claims(df: pd.DataFrame) -> list[Claim]:
     def v(mix: str, period: str, alg: str, col: str) -> float:
         return float(df[(df["mix"] == mix) & (df["period"] == period) & (df["algorithm"] == alg)][col].iloc[0])
 
     out: list[Claim] = []
     for mix in S.MIXES:
-        tag = "MPEG" if "MPEG" in mix else "Proshare"
+        tag, mm_kind, bulk = mix, S.MIXES[mix]["mm"], mix.startswith("BULK")
         g = {a: v(mix, "blast", a, "tcp_goodput_KBps") for a in S.ALGORITHMS}
         o = {a: v(mix, "blast", a, "other_KBps") for a in S.ALGORITHMS}
         loss_b = {a: v(mix, "blast", a, "mm_loss_pps") for a in S.ALGORITHMS}
@@ -147,18 +155,21 @@ def claims(df: pd.DataFrame) -> list[Claim]:
             Claim(f"{tag}-4a", "§5.15.4", f"{mix}: CBT's multimedia latency is about the configured L = 30 ms",
                   "≈ 30 ms", f"{lat_b['CBT']:.1f} ms (blast), {lat_m['CBT']:.1f} ms (mm period)",
                   10 <= lat_b["CBT"] <= 40 and 10 <= lat_m["CBT"] <= 40, "criterion: 10–40 ms in both periods"),
-            Claim(f"{tag}-4b", "§5.15.4", f"{mix}: FRED adds about 260 ms with many BULK flows", "≈ 260 ms",
-                  f"{lat_m['FRED']:.0f} ms (mm period)", 180 <= lat_m["FRED"] <= 340, "criterion: 180–340 ms"),
             Claim(f"{tag}-4c", "§5.15.4", f"{mix}: CBQ has the lowest multimedia latency", "CBQ lowest",
                   fmt1(lat_b, " ms") + " (blast)", lat_b["CBQ"] == min(lat_b.values()), "criterion: lowest in the blast period",
                   note="" if lat_b["CBQ"] == min(lat_b.values()) else
-                  f"CBQ's latency here is its multimedia class's own queue. Our synthetic {tag} aggregate offers "
+                  f"CBQ's latency here is its multimedia class's own queue. Our synthetic {mm_kind} aggregate offers "
                        f"{v(mix, 'mm', 'CBQ', 'mm_KBps'):.0f} KB/s of payload in the multimedia period (a few % more on "
                        f"the wire), against a {S.MIXES[mix]['cbq']['mm'] * 1225:.0f} KB/s allocation, and its seconds-long "
                        "peaks exceed the allocation; the class then queues behind its own rate. The dissertation notes "
                        "CBQ's latency spikes exactly when multimedia exceeds its allocation; our substitutes' peaks "
                        "(spec §2.2–2.3) are evidently more frequent than the traces'. In the multimedia period (no blast) "
                        f"the group's spare share keeps it at {lat_m['CBQ']:.0f} ms."),
+        ]
+        if bulk:
+            out += [
+            Claim(f"{tag}-4b", "§5.15.4", f"{mix}: FRED adds about 260 ms with many BULK flows", "≈ 260 ms",
+                  f"{lat_m['FRED']:.0f} ms (mm period)", 180 <= lat_m["FRED"] <= 340, "criterion: 180–340 ms"),
             Claim(f"{tag}-6a", "§5.15.6", f"{mix}, multimedia period: CBT and CBQ protect multimedia", "≈ no loss",
                   f"CBT {loss_m['CBT']:.2f}, CBQ {loss_m['CBQ']:.2f} pkt/s", max(loss_m["CBT"], loss_m["CBQ"]) < 3,
                   "criterion: under 3 pkt/s per flow"),
@@ -168,7 +179,25 @@ def claims(df: pd.DataFrame) -> list[Claim]:
             Claim(f"{tag}-6c", "§5.15.6", f"{mix}, multimedia period: FRED starves multimedia", "worst loss",
                   fmt1(loss_m, " pkt/s"), loss_m["FRED"] == max(loss_m.values()), "criterion: FRED has the highest loss"),
         ]
-        if "MPEG" in mix:
+        else:
+            spread = max(loss_m.values()) - min(loss_m.values())
+            out += [
+                Claim(f"{tag}-5", "§5.15.5", f"{mix}, multimedia period: all algorithms are comparable except in latency",
+                      "comparable", fmt1(loss_m, " pkt/s") + "; latency " + fmt(lat_m, " ms"), spread < 3,
+                      "criterion: multimedia loss within 3 pkt/s across algorithms"),
+                Claim(f"{tag}-4b", "§5.15.4", f"{mix}: FRED's latency is about 50 ms with HTTP", "≈ 50 ms",
+                      f"{lat_m['FRED']:.0f} ms (mm period), {lat_b['FRED']:.0f} ms (blast)", 25 <= lat_m["FRED"] <= 100,
+                      "criterion: 25–100 ms in the multimedia period"),
+            ]
+            if mm_kind == "proshare":
+                out.append(Claim(f"{tag}-3F", "§5.15.3", f"{mix}: FRED is acceptable for multimedia (only) with HTTP + Proshare",
+                                 "acceptable", f"FRED {loss_b['FRED']:.1f} pkt/s in the blast vs CBT {loss_b['CBT']:.1f}",
+                                 loss_b["FRED"] < max(3.0, 2 * loss_b["CBT"]), "criterion: under 3 pkt/s or twice CBT's"))
+        if not bulk:
+            for c in out:
+                if c.ident.startswith(tag) and c.holds is False and not c.note:
+                    c.note = HTTP_NOTE
+        if mm_kind == "mpeg" and bulk:
             fps_m = {a: v(mix, "mm", a, "playable_fps") for a in S.ALGORITHMS}
             out.append(Claim(f"{tag}-6d", "§5.15.6, Figs. 5.25-5.27", f"{mix}, multimedia period: RED and FIFO play about 10 fps; CBT and CBQ near 30",
                              "≈ 10 vs ≈ 30 fps", fmt1(fps_m, " fps"),
@@ -191,14 +220,16 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     figs.append("cbt_predictability.png")
     held, failed = sum(c.holds is True for c in cl), sum(c.holds is False for c in cl)
     lines = [
-        "# Parris 2001, *Class-Based Thresholds* — reproduction (BULK mixes)",
+        "# Parris 2001, *Class-Based Thresholds* — reproduction",
         "",
         f"Generated by `aqmlab repro cbt{' --quick' if quick else ''}`: {len(p.seeds)} seed(s) per point "
         f"(the dissertation ran 5), wall time {timer.minutes():.1f} min. Lab and settings: "
         "`python/aqmlab/repro/cbt_scenarios.py` (Tables 5.1, 5.3, 5.4; 360 BULK flows; MPEG and Proshare are the "
         "spec's synthetic substitutes for the traces).",
         "",
-        "**Not yet reproduced:** the HTTP mixes (no browser model yet), the latency prediction L′ of Table 4.9 "
+        "HTTP is a Mah-style browser with stand-in distributions (`kind = \"http\"`, `crates/core/src/traffic/http.rs`), "
+        "calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a 120 s warm-up "
+        "(the dissertation: 25 min). **Not yet reproduced:** the latency prediction L′ of Table 4.9 "
         "(needs per-second latencies), and the App. B sweeps. Ch. IV §5's latency control (Table 4.5) and "
         "borrowing experiment (Table 4.8) are below (claims IV-*; `cbt_predictability.py`).",
         "",

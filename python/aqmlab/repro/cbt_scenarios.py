@@ -1,6 +1,6 @@
 """The CBT dissertation's lab (Parris 2001, App. A; spec `seed000-cbt-evaluation.md` §1–2, §4) as
-aqmlab scenarios, for the BULK mixes. (HTTP browsers are not modelled yet, so the two HTTP mixes
-are not here.)
+aqmlab scenarios, for its four traffic mixes. HTTP is the Mah-style browser of `kind = "http"` with
+stand-in distributions calibrated to the dissertation's 2.95 kb/s per browser (3,000 browsers).
 
 * Bottleneck 10 Mb/s, 1 ms each way; the multimedia path has no induced delay (base latency ≈ 2–5 ms
   in the lab).
@@ -38,6 +38,12 @@ PERIODS = {"mm": (35.0, 85.0), "blast": (95.0, 145.0)}
 # Table 5.3 (CBT, L = 30 ms) and Table 5.4 (CBQ) rows, and the measured mean packet sizes with headers
 # (Tables B.17, B.21), for the BULK mixes.
 MIXES = {
+    "HTTP-MPEG": {"mm": "mpeg", "mm_count": 4, "sizes": {"tcp": 1053, "mm": 889, "other": 1075},
+                  "cbt": {"tcp": (25.67, 880), "mm": (6.74, 195), "other": (4.28, 150)},
+                  "cbq": {"tcp": 0.72, "mm": 0.16, "other": 0.12}},
+    "HTTP-Proshare": {"mm": "proshare", "mm_count": 6, "sizes": {"tcp": 1061, "mm": 738, "other": 1075},
+                      "cbt": {"tcp": (26.50, 915), "mm": (6.66, 160), "other": (4.29, 150)},
+                      "cbq": {"tcp": 0.75, "mm": 0.13, "other": 0.12}},
     "BULK-MPEG": {"mm": "mpeg", "mm_count": 4, "sizes": {"tcp": 1507, "mm": 807, "other": 1075},
                   "cbt": {"tcp": (17.73, 870), "mm": (7.81, 205), "other": (4.29, 150)},
                   "cbq": {"tcp": 0.72, "mm": 0.16, "other": 0.12}},
@@ -80,14 +86,32 @@ def queue(algorithm: str, mix: str) -> dict[str, Any]:
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
 
 
+# HTTP needs minutes to reach steady state (browsers think for 60 s on average); the dissertation ran
+# its generators 25 min before t = 0. HTTP mixes shift the whole script by this much.
+HTTP_OFFSET_S = 120.0
+BROWSERS = 3000  # 6 client hosts × 500
+
+
+def tcp_keys() -> dict[str, Any]:
+    """FreeBSD 2.2.8 TCP (Table A.8) as flow keys."""
+    return {"variant": "reno", "sack": False, "mss": "1448B", "header_bytes": "52B", "initial_window": 1,
+            "max_window": "16384B", "delayed_ack": {"count": 2, "timeout": "200ms"}, "min_rto": "1s",
+            "initial_rto": "3s", "timer_granularity": "500ms", "coarse_timer": True, "access_rate": "10Mbps"}
+
+
+def http_group() -> dict[str, Any]:
+    """3,000 browsers; browser b is on client b mod 6 and talks to server (b div 6) mod 5, whose Table A.1
+    RTT it gets (the lab's browsers spread requests over all 5 servers; ours keep one)."""
+    one_way_ms = [RTT_MS[(b // 6) % 5][b % 6] / 2 for b in range(BROWSERS)]
+    return {"kind": "http", "count": BROWSERS, "start_jitter": "60s", **tcp_keys(),
+            "access_delay": [f"{d:g}ms" for d in one_way_ms]}
+
+
 def bulk_group() -> dict[str, Any]:
     """The 360 BULK flows with FreeBSD-like TCP and the Table A.1 RTTs."""
     one_way_ms = [rtt / 2 for row in RTT_MS for rtt in row for _ in range(FLOWS_PER_PAIR)]
-    return {"kind": "tcp", "count": len(one_way_ms), "variant": "reno", "sack": False, "mss": "1448B",
-            "header_bytes": "52B", "initial_window": 1, "max_window": "16384B",
-            "delayed_ack": {"count": 2, "timeout": "200ms"}, "min_rto": "1s", "initial_rto": "3s",
-            "timer_granularity": "500ms", "coarse_timer": True, "start_jitter": "2s",
-            "access_rate": "10Mbps", "access_delay": [f"{d:g}ms" for d in one_way_ms]}
+    return {"kind": "tcp", "count": len(one_way_ms), **tcp_keys(), "start_jitter": "2s",
+            "access_delay": [f"{d:g}ms" for d in one_way_ms]}
 
 
 def lab(queue_table: dict[str, Any], flows: list[dict[str, Any]], *, start_s: float, end_s: float, seed: int,
@@ -107,10 +131,18 @@ def blast_group(start_s: float = 90.0, stop_s: float = 150.0) -> dict[str, Any]:
             "stop": f"{stop_s:g}s", "access_rate": "10Mbps"}
 
 
+def offset_s(mix: str) -> float:
+    """When the script's t = 0 falls in the run: after the HTTP warm-up, at once for BULK."""
+    return HTTP_OFFSET_S if mix.startswith("HTTP") else 0.0
+
+
 def scenario(mix: str, algorithm: str, period: str, seed: int) -> dict[str, Any]:
     """One run of the experiment script, measured over `period` ("mm" or "blast")."""
-    start, end = PERIODS[period]
+    t0 = offset_s(mix)
+    start, end = (t0 + t for t in PERIODS[period])
     m = MIXES[mix]
-    mm = {"kind": m["mm"], "count": m["mm_count"], "class": 1, "start": "30s", "stop": "210s", "access_rate": "100Mbps"}
-    flows = [bulk_group(), mm] + ([blast_group()] if period == "blast" else [])  # the blast starts after the mm period
+    mm = {"kind": m["mm"], "count": m["mm_count"], "class": 1, "start": f"{t0 + 30:g}s", "stop": f"{t0 + 210:g}s",
+          "access_rate": "100Mbps"}
+    tcp = http_group() if mix.startswith("HTTP") else bulk_group()
+    flows = [tcp, mm] + ([blast_group(t0 + 90, t0 + 150)] if period == "blast" else [])  # no blast in the mm period
     return lab(queue(algorithm, mix), flows, start_s=start, end_s=end, seed=seed)
