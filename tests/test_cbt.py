@@ -78,6 +78,7 @@ def test_rio_reports_in_and_out_classes() -> None:
     sc["flows"][0]["class"] = 1  # TCP is in profile, the blast is out
     res = aqmlab.run(sc)
     classes = {c["name"]: c for c in res.queues.iloc[0]["classes"]}
+    assert classes["in"]["arrivals"] > 10_000, "the TCP flows' class tag reaches their packets"
     assert classes["in"]["drop_rate"] < classes["out"]["drop_rate"]
 
 

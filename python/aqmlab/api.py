@@ -112,7 +112,8 @@ class Result:
     timeseries : pandas.DataFrame
         Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
         counts flows (FPQ, ``output.flow_counter``) and, when enabled, per-flow goodput in columns
-        ``flow<i>_goodput_bps``.
+        ``flow<i>_goodput_bps``; ``class<t>_delay_s`` is the mean one-way delay of the data packets of
+        class tag ``t`` delivered in the bin (NaN when none).
     transfers : pandas.DataFrame
         One row per completed transfer of flows with ``size_dist`` or ``repeat`` that started
         after the warm-up: ``flow``, ``start_s``, ``end_s``, ``segments``, ``timeouts`` and
@@ -154,6 +155,8 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     cols = {k: series[k] for k in ("time_s", "queue_pkts", "queue_bytes", "queue_avg", "reverse_queue_pkts")}
     if series["flow_estimate"]:
         cols["flow_estimate"] = series["flow_estimate"]
+    for tag, values in series["class_delay_s"]:
+        cols[f"class{tag}_delay_s"] = values
     df = pd.DataFrame(cols)
     per_flow = series["flow_goodput_bps"]
     if per_flow:

@@ -6,7 +6,7 @@ blast). The claims are the dissertation's qualitative orderings and stated numbe
 `seed000-cbt-evaluation.md` §5.15, §5.1–5.11); each criterion is written next to the claim.
 
 Also Ch. IV §5's predictability experiments (`cbt_predictability`). Not yet reproduced (issue #3
-stays open): the HTTP mixes (no Mah-style browser model yet), Table 4.9's L′ and the App. B sweeps.
+stays open): the App. B sweeps, and an HTTP model closer to Mah's.
 """
 
 from __future__ import annotations
@@ -229,8 +229,7 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
         "",
         "HTTP is a Mah-style browser with stand-in distributions (`kind = \"http\"`, `crates/core/src/traffic/http.rs`), "
         "calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a 120 s warm-up "
-        "(the dissertation: 25 min). **Not yet reproduced:** the latency prediction L′ of Table 4.9 "
-        "(needs per-second latencies), and the App. B sweeps. Ch. IV §5's latency control (Table 4.5) and "
+        "(the dissertation: 25 min). **Not yet reproduced:** the App. B sweeps. Ch. IV §5's latency control (Table 4.5) and "
         "borrowing experiment (Table 4.8) are below (claims IV-*; `cbt_predictability.py`).",
         "",
         f"**{held} of {len(cl)} claims hold, {failed} do not.** Each criterion was set from the dissertation's wording "

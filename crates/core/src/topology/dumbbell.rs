@@ -176,6 +176,9 @@ pub struct TimeSeries {
     pub flow_estimate: Vec<f64>,
     /// Transfers that started after the warm-up and completed before the end.
     pub transfers: Vec<TransferRecord>,
+    /// Per class tag used by a flow group (ascending): the mean one-way delay of the data packets
+    /// of that class delivered in each bin, seconds (NaN for a bin without any).
+    pub class_delay_s: Vec<(u8, Vec<f64>)>,
 }
 
 /// Why a run ended early.
@@ -198,6 +201,8 @@ pub struct World<'s> {
     pcap: Option<PcapWriter<Box<dyn std::io::Write + Send>>>,
     /// `output.flow_counter` and its random stream.
     flow_counter: Option<(FlowCounter, Rng)>,
+    /// Delay sum (ns) and count of data packets delivered in the current bin, by class tag.
+    bin_delay: Box<[(f64, u32); 256]>,
     /// `kind = "http"` browsers.
     browsers: Vec<Browser>,
     /// Replies a browser wants started: (slot, segments).
@@ -291,11 +296,18 @@ impl<'s> World<'s> {
             tx_buf: Vec::with_capacity(64),
             drop_buf: DropBuf::with_capacity(16),
             series: TimeSeries {
+                class_delay_s: {
+                    let mut tags: Vec<u8> = sc.flows.iter().map(|f| f.class).collect();
+                    tags.sort_unstable();
+                    tags.dedup();
+                    tags.into_iter().map(|t| (t, Vec::new())).collect()
+                },
                 flow_goodput_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
                 ..TimeSeries::default()
             },
             last_goodput: vec![0; n],
             pcap: None,
+            bin_delay: Box::new([(0.0, 0); 256]),
             flow_counter: sc.output.flow_counter.as_ref().map(|p| {
                 (p.validate("output.flow_counter").expect("validated"), stream(sc.seed, StreamId::Queue(2)))
             }),
@@ -522,10 +534,13 @@ impl<'s> World<'s> {
     }
 
     /// Sends everything in `tx_buf` from flow `f`'s sender (data) or receiver (ACKs).
+    /// Every packet carries its flow's class tag (data and ACKs alike), for class-based disciplines.
     fn transmit(&mut self, now: Time, f: usize, from_sender: bool) {
         let data_dir = self.data_dir(f);
+        let class = self.sc.flows[f].class;
         let flow = &mut self.flows[f];
-        for pkt in self.tx_buf.drain(..) {
+        for mut pkt in self.tx_buf.drain(..) {
+            pkt.class = class;
             let (access, dir) = if from_sender {
                 if now >= self.sc.warmup {
                     flow.counters.packets_sent += 1;
@@ -540,6 +555,11 @@ impl<'s> World<'s> {
     }
 
     fn deliver(&mut self, now: Time, pkt: Packet) {
+        if pkt.kind != PacketKind::TcpAck {
+            let d = &mut self.bin_delay[pkt.class as usize];
+            d.0 += (now.0 - pkt.sent_at.0) as f64;
+            d.1 += 1;
+        }
         let f = pkt.flow as usize;
         let sc = self.sc;
         let flow = &mut self.flows[f];
@@ -803,6 +823,11 @@ impl<'s> World<'s> {
         s.queue_bytes.push(q.len_bytes() as f64);
         s.queue_avg.push(q.average().unwrap_or(f64::NAN));
         s.reverse_queue_pkts.push(self.links[1].qdisc.len_packets() as f64);
+        for (tag, values) in &mut s.class_delay_s {
+            let d = &mut self.bin_delay[*tag as usize];
+            values.push(if d.1 > 0 { d.0 / d.1 as f64 * 1e-9 } else { f64::NAN });
+            *d = (0.0, 0);
+        }
         let estimate = self.links[0].qdisc.flow_estimate().or(self.flow_counter.as_ref().map(|(fc, _)| fc.estimate()));
         if let Some(e) = estimate {
             s.flow_estimate.push(e);
