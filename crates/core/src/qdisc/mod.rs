@@ -91,6 +91,11 @@ impl QdiscStats {
         self.drops_early + self.drops_forced + self.drops_overflow
     }
 
+    /// Drops per arrival (0 without arrivals).
+    pub fn drop_rate(&self) -> f64 {
+        if self.arrivals > 0 { self.drops() as f64 / self.arrivals as f64 } else { 0.0 }
+    }
+
     /// The counts accumulated since `earlier` (a snapshot of the same counters).
     pub fn since(&self, earlier: &QdiscStats) -> QdiscStats {
         QdiscStats {
@@ -117,7 +122,7 @@ impl QdiscStats {
 /// One traffic class of a class-based discipline (CBT): its counters and current state.
 /// The per-class counters obey the same invariants as [`QdiscStats`], and summed over the classes
 /// they equal the discipline's totals.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClassStats {
     /// The class name from the scenario.
     pub name: String,

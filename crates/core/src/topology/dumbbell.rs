@@ -339,7 +339,8 @@ impl<'s> World<'s> {
                 self.tx_done(link.busy_until, dir);
                 continue;
             }
-            if next_event == u128::MAX || self.events.peek_time().expect("pending") > end {
+            // The key's high half is the event's time; u128::MAX (no event) is past any end.
+            if (next_event >> 64) as u64 > end.0 {
                 break;
             }
             let (now, ev) = self.events.pop().expect("peeked");
@@ -572,17 +573,8 @@ impl<'s> World<'s> {
                 sender.on_ack(cfg, now, &pkt, &mut self.tx_buf);
                 if sender.is_complete() && flow.counters.completed_at.is_none() {
                     if let Some(h) = sc.flows[f].http {
-                        let (start, segments, timeouts_before) = flow.counters.transfer;
                         flow.counters.completed_at = Some(now);
-                        if start >= sc.warmup {
-                            self.series.transfers.push(TransferRecord {
-                                flow: f as u32,
-                                start,
-                                end: now,
-                                segments,
-                                timeouts: (sender.stats().timeouts - timeouts_before) as u32,
-                            });
-                        }
+                        self.series.transfers.extend(finished_transfer(f, &flow.counters, sender, now, sc.warmup));
                         self.transmit(now, f, true);
                         self.arm_sender_timer(f);
                         self.http_done(now, h);
@@ -590,16 +582,7 @@ impl<'s> World<'s> {
                     }
                     match sc.flows[f].transfers {
                         Some(plan) => {
-                            let (start, segments, timeouts_before) = flow.counters.transfer;
-                            if start >= sc.warmup {
-                                self.series.transfers.push(TransferRecord {
-                                    flow: f as u32,
-                                    start,
-                                    end: now,
-                                    segments,
-                                    timeouts: (sender.stats().timeouts - timeouts_before) as u32,
-                                });
-                            }
+                            self.series.transfers.extend(finished_transfer(f, &flow.counters, sender, now, sc.warmup));
                             if plan.repeat {
                                 let segments = plan.draw_segments(&mut flow.rng);
                                 flow.counters.transfer = (now, segments, sender.stats().timeouts);
@@ -928,54 +911,35 @@ impl<'s> World<'s> {
             let link = &mut self.links[dir];
             let (mean_p, mean_b) = link.monitor.means(end);
             let st = link.qdisc.stats().since(&link.stats_at_warmup);
-            queues_json.push(serde_json::json!({
+            let serde_json::Value::Object(fields) = serde_json::json!({
                 "name": name,
                 "kind": spec.kind(),
-                "arrivals": st.arrivals,
-                "enqueues": st.enqueues,
-                "dequeues": st.dequeues,
-                "drops": st.drops(),
-                "drops_early": st.drops_early,
-                "drops_forced": st.drops_forced,
-                "drops_overflow": st.drops_overflow,
                 "marks": st.marks,
-                "drop_rate": if st.arrivals > 0 { st.drops() as f64 / st.arrivals as f64 } else { 0.0 },
                 "link_losses": link.monitor.link_losses,
                 "mean_len_packets": mean_p,
                 "mean_len_bytes": mean_b,
                 "mean_sojourn_s": link.monitor.sojourn.mean_s(),
                 "p99_sojourn_s": link.monitor.sojourn.quantile_s(0.99),
                 "utilization": link.monitor.busy_ns as f64 * 1e-9 / span_s,
-            }));
+            }) else {
+                unreachable!("an object literal")
+            };
+            let mut queue_json = count_fields(&st);
+            queue_json.extend(fields);
+            queues_json.push(serde_json::Value::Object(queue_json));
             let classes = link.qdisc.class_stats();
             if !classes.is_empty() {
-                let before = |i: usize| link.class_stats_at_warmup.get(i).cloned().unwrap_or_else(|| ClassStats {
-                    name: String::new(),
-                    stats: QdiscStats::default(),
-                    bytes: QdiscStats::default(),
-                    average: 0.0,
-                    len_packets: 0,
-                    len_bytes: 0,
-                });
                 let rows: Vec<serde_json::Value> = classes
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        let b = before(i);
+                        let b = link.class_stats_at_warmup.get(i).cloned().unwrap_or_default();
                         let (st, by) = (c.stats.since(&b.stats), c.bytes.since(&b.bytes));
-                        serde_json::json!({
-                            "name": c.name,
-                            "arrivals": st.arrivals,
-                            "enqueues": st.enqueues,
-                            "dequeues": st.dequeues,
-                            "drops": st.drops(),
-                            "drops_early": st.drops_early,
-                            "drops_forced": st.drops_forced,
-                            "drops_overflow": st.drops_overflow,
-                            "drop_rate": if st.arrivals > 0 { st.drops() as f64 / st.arrivals as f64 } else { 0.0 },
-                            "throughput_bps": by.dequeues as f64 * 8.0 / span_s,
-                            "average_at_end": c.average,
-                        })
+                        let mut row = count_fields(&st);
+                        row.insert("name".into(), c.name.clone().into());
+                        row.insert("throughput_bps".into(), (by.dequeues as f64 * 8.0 / span_s).into());
+                        row.insert("average_at_end".into(), c.average.into());
+                        serde_json::Value::Object(row)
                     })
                     .collect();
                 queues_json[dir]["classes"] = rows.into();
@@ -1009,6 +973,36 @@ impl<'s> World<'s> {
         let pcap = self.pcap.take().map(|w| w.finish());
         (summary, self.series, pcap)
     }
+}
+
+/// The counters a queue and each of its classes report: arrivals, enqueues, dequeues, drops by kind
+/// and the drop rate.
+fn count_fields(st: &QdiscStats) -> serde_json::Map<String, serde_json::Value> {
+    let serde_json::Value::Object(fields) = serde_json::json!({
+        "arrivals": st.arrivals,
+        "enqueues": st.enqueues,
+        "dequeues": st.dequeues,
+        "drops": st.drops(),
+        "drops_early": st.drops_early,
+        "drops_forced": st.drops_forced,
+        "drops_overflow": st.drops_overflow,
+        "drop_rate": st.drop_rate(),
+    }) else {
+        unreachable!("an object literal")
+    };
+    fields
+}
+
+/// The record of flow `f`'s transfer that completed at `now`, if it started after `warmup`.
+fn finished_transfer(f: usize, c: &FlowCounters, sender: &TcpSender, now: Time, warmup: Time) -> Option<TransferRecord> {
+    let (start, segments, timeouts_before) = c.transfer;
+    (start >= warmup).then(|| TransferRecord {
+        flow: f as u32,
+        start,
+        end: now,
+        segments,
+        timeouts: (sender.stats().timeouts - timeouts_before) as u32,
+    })
 }
 
 /// Mean of the samples taken after `warmup` (`None` when there are none).
