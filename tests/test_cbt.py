@@ -66,6 +66,33 @@ def test_cbt_protects_tcp_from_a_blast_where_red_does_not(tmp_path: Path) -> Non
         assert sum(c[key] for c in classes.values()) == q[key], key
 
 
+def test_per_class_occupancy_adds_up_to_the_queue() -> None:
+    res = aqmlab.run(blast_scenario(cbt_config_toml()))
+    q = res.queues.iloc[0]
+    classes = q["classes"]
+    # time averages: the classes partition the queue, so their means add up to the queue's
+    assert sum(c["mean_len_packets"] for c in classes) == pytest.approx(q["mean_len_packets"], rel=1e-9)
+    assert sum(c["mean_len_bytes"] for c in classes) == pytest.approx(q["mean_len_bytes"], rel=1e-9)
+    # the blast's class sits near its 6.25-packet threshold, TCP's well inside the queue
+    by_name = {c["name"]: c for c in classes}
+    assert 3 < by_name["other"]["mean_len_packets"] < 7.5
+    # samples: per-class counts add up to the queue at every sample; averages are the class's own
+    ts = res.timeseries
+    assert (ts["class_tcp_pkts"] + ts["class_mm_pkts"] + ts["class_other_pkts"] == ts["queue_pkts"]).all()
+    assert ts["class_other_avg"].iloc[-1] == pytest.approx(by_name["other"]["average_at_end"])
+
+
+def test_lab_packet_sizes_match_the_generators() -> None:
+    """The Ch. IV experiments configure CBT with LAB_SIZES; they must be what the lab's sources send."""
+    from aqmlab.repro import cbt_predictability as P
+
+    sc = P.plateau_scenario(1)
+    res = aqmlab.run(sc)
+    for c in res.queues.iloc[0]["classes"]:
+        wire_mean = c["throughput_bps"] / 8 * res.summary["measured_s"] / c["dequeues"]
+        assert wire_mean == pytest.approx(P.LAB_SIZES[c["name"]], rel=0.02), c["name"]
+
+
 def test_fred_limits_an_unresponsive_flow() -> None:
     fred = aqmlab.run(blast_scenario({"kind": "fred"}))
     fifo = aqmlab.run(blast_scenario({"kind": "droptail", "limit": 240}))

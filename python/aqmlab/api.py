@@ -157,6 +157,10 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
         cols["flow_estimate"] = series["flow_estimate"]
     for tag, values in series["class_delay_s"]:
         cols[f"class{tag}_delay_s"] = values
+    for name, values in series["class_len_pkts"]:
+        cols[f"class_{name}_pkts"] = values
+    for name, values in series["class_average"]:
+        cols[f"class_{name}_avg"] = values
     df = pd.DataFrame(cols)
     per_flow = series["flow_goodput_bps"]
     if per_flow:

@@ -88,6 +88,8 @@ fn run_scenario(
     d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
     d.set_item("flow_estimate", s.flow_estimate)?;
     d.set_item("class_delay_s", s.class_delay_s)?;
+    d.set_item("class_len_pkts", s.class_len_pkts)?;
+    d.set_item("class_average", s.class_average)?;
     let t = &s.transfers;
     let transfers = PyDict::new(py);
     transfers.set_item("flow", t.iter().map(|r| r.flow).collect::<Vec<_>>())?;

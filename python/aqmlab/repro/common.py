@@ -78,8 +78,19 @@ def claims_table(claims: Iterable[Claim]) -> str:
 
 
 def claim_notes(claims: Iterable[Claim]) -> str:
-    """The investigation notes of the claims that have one, as a markdown list."""
-    return "\n".join(f"* **{c.ident}** ({c.verdict}): {c.note}" for c in claims if c.note)
+    """The investigation notes of the claims that have one, as a markdown list; a note shared with an
+    earlier claim is written once and referred to."""
+    first: dict[str, str] = {}
+    lines = []
+    for c in claims:
+        if not c.note:
+            continue
+        if c.note in first:
+            lines.append(f"* **{c.ident}** ({c.verdict}): as {first[c.note]}.")
+        else:
+            first[c.note] = c.ident
+            lines.append(f"* **{c.ident}** ({c.verdict}): {c.note}")
+    return "\n".join(lines)
 
 
 def frame_table(df) -> str:

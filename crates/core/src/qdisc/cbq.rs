@@ -555,6 +555,15 @@ impl Qdisc for Cbq {
             })
             .collect()
     }
+    fn class_count(&self) -> usize {
+        self.classes.len()
+    }
+    fn class_len_at(&self, i: usize) -> (usize, u64) {
+        (self.classes[i].fifo.len(), self.classes[i].fifo.bytes())
+    }
+    fn class_average_at(&self, i: usize) -> f64 {
+        (self.classes[i].next - self.last_now) * 1e-6
+    }
 }
 
 #[cfg(test)]

@@ -571,6 +571,15 @@ impl Qdisc for Cbt {
             })
             .collect()
     }
+    fn class_count(&self) -> usize {
+        self.classes.len()
+    }
+    fn class_len_at(&self, i: usize) -> (usize, u64) {
+        (self.classes[i].pkts, self.classes[i].bytes)
+    }
+    fn class_average_at(&self, i: usize) -> f64 {
+        self.classes[i].state.average()
+    }
 }
 
 #[cfg(test)]

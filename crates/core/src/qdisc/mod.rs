@@ -166,6 +166,19 @@ pub trait Qdisc {
     fn class_stats(&self) -> Vec<ClassStats> {
         Vec::new()
     }
+    /// Number of classes of a class-based discipline, 0 otherwise. The `class_*_at` accessors
+    /// take an index below it, in `class_stats` order; they are cheap enough for every event.
+    fn class_count(&self) -> usize {
+        0
+    }
+    /// Packets and bytes of class `i` queued now.
+    fn class_len_at(&self, _i: usize) -> (usize, u64) {
+        (0, 0)
+    }
+    /// Class `i`'s smoothed estimate (as `ClassStats::average`), NaN when it keeps none.
+    fn class_average_at(&self, _i: usize) -> f64 {
+        f64::NAN
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -240,5 +253,15 @@ impl Qdisc for AnyQdisc {
     }
     fn class_stats(&self) -> Vec<ClassStats> {
         dispatch!(self, q => q.class_stats())
+    }
+    #[inline]
+    fn class_count(&self) -> usize {
+        dispatch!(self, q => q.class_count())
+    }
+    fn class_len_at(&self, i: usize) -> (usize, u64) {
+        dispatch!(self, q => q.class_len_at(i))
+    }
+    fn class_average_at(&self, i: usize) -> f64 {
+        dispatch!(self, q => q.class_average_at(i))
     }
 }

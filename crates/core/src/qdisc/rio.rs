@@ -143,6 +143,7 @@ impl RioParams {
             limit: self.limit,
             fifo: Fifo::new(self.limit),
             in_queued: 0,
+            in_bytes: 0,
             stats: QdiscStats::default(),
             in_stats: QdiscStats::default(),
         })
@@ -162,6 +163,8 @@ pub struct Rio {
     fifo: Fifo,
     /// In packets queued.
     in_queued: usize,
+    /// Bytes of the In packets queued.
+    in_bytes: u64,
     stats: QdiscStats,
     in_stats: QdiscStats,
 }
@@ -211,10 +214,12 @@ impl Qdisc for Rio {
         if !self.fifo.admits(self.limit, pkt.size) {
             return self.drop(is_in, DropKind::Overflow);
         }
+        let size = u64::from(pkt.size);
         self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
         if is_in {
             self.in_queued += 1;
+            self.in_bytes += size;
             self.in_stats.enqueues += 1;
         }
         Verdict::Enqueued
@@ -229,6 +234,7 @@ impl Qdisc for Rio {
         self.stats.dequeues += 1;
         if self.in_tags[pkt.class as usize] {
             self.in_queued -= 1;
+            self.in_bytes -= u64::from(pkt.size);
             self.in_stats.dequeues += 1;
             if self.in_queued == 0 {
                 self.in_state.on_departure_empty(&self.in_cfg, now);
@@ -244,20 +250,29 @@ impl Qdisc for Rio {
     fn average(&self) -> Option<f64> {
         Some(self.total_state.average())
     }
-    /// Two classes, `in` and `out` (byte counters are not kept).
+    /// Two classes, `in` and `out` (byte counters are not kept; queued bytes are).
     fn class_stats(&self) -> Vec<ClassStats> {
-        let class = |name: &str, stats: QdiscStats, average: f64, len_packets: usize| ClassStats {
-            name: name.into(),
-            stats,
-            bytes: QdiscStats::default(),
-            average,
-            len_packets,
-            len_bytes: 0,
+        let class = |i: usize, name: &str, stats: QdiscStats, average: f64| {
+            let (len_packets, len_bytes) = self.class_len_at(i);
+            ClassStats { name: name.into(), stats, bytes: QdiscStats::default(), average, len_packets, len_bytes }
         };
         vec![
-            class("in", self.in_stats, self.in_state.average(), self.in_queued),
-            class("out", self.stats.since(&self.in_stats), self.total_state.average(), self.fifo.len() - self.in_queued),
+            class(0, "in", self.in_stats, self.in_state.average()),
+            class(1, "out", self.stats.since(&self.in_stats), self.total_state.average()),
         ]
+    }
+    fn class_count(&self) -> usize {
+        2
+    }
+    fn class_len_at(&self, i: usize) -> (usize, u64) {
+        if i == 0 {
+            (self.in_queued, self.in_bytes)
+        } else {
+            (self.fifo.len() - self.in_queued, self.fifo.bytes() - self.in_bytes)
+        }
+    }
+    fn class_average_at(&self, i: usize) -> f64 {
+        if i == 0 { self.in_state.average() } else { self.total_state.average() }
     }
 }
 

@@ -156,6 +156,18 @@ struct Bottleneck {
     class_stats_at_warmup: Vec<ClassStats>,
 }
 
+impl Bottleneck {
+    /// Tells the monitor the queue's length (in total and per class) after a change at `now`.
+    #[inline]
+    fn record_len(&mut self, now: Time) {
+        self.monitor.on_change(now, self.qdisc.len_packets(), self.qdisc.len_bytes());
+        for i in 0..self.qdisc.class_count() {
+            let (pkts, bytes) = self.qdisc.class_len_at(i);
+            self.monitor.set_class_len(i, pkts, bytes);
+        }
+    }
+}
+
 /// Sampled time series.
 #[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
@@ -179,6 +191,12 @@ pub struct TimeSeries {
     /// Per class tag used by a flow group (ascending): the mean one-way delay of the data packets
     /// of that class delivered in each bin, seconds (NaN for a bin without any).
     pub class_delay_s: Vec<(u8, Vec<f64>)>,
+    /// Per class of a class-based forward discipline (by name, in class order): packets of the
+    /// class queued at the sample.
+    pub class_len_pkts: Vec<(String, Vec<f64>)>,
+    /// Per class of a class-based forward discipline: the class's smoothed estimate at the sample
+    /// (CBT/RIO's class average; CBQ's virtual-clock lag in ms), NaN when it keeps none.
+    pub class_average: Vec<(String, Vec<f64>)>,
 }
 
 /// Why a run ended early.
@@ -288,6 +306,7 @@ impl<'s> World<'s> {
             .filter_map(|(i, f)| f.http.filter(|h| h.slot == 0).map(|h| Browser::new(h.model, i as u32, stream(sc.seed, StreamId::Browser(h.browser)))))
             .collect();
         let n = flows.len();
+        let class_names: Vec<String> = links[0].qdisc.class_stats().into_iter().map(|c| c.name).collect();
         World {
             sc,
             events,
@@ -302,6 +321,8 @@ impl<'s> World<'s> {
                     tags.dedup();
                     tags.into_iter().map(|t| (t, Vec::new())).collect()
                 },
+                class_len_pkts: class_names.iter().map(|n| (n.clone(), Vec::new())).collect(),
+                class_average: class_names.into_iter().map(|n| (n, Vec::new())).collect(),
                 flow_goodput_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
                 ..TimeSeries::default()
             },
@@ -422,8 +443,7 @@ impl<'s> World<'s> {
             counters.lost_sent_after_warmup += 1;
         }
         self.account_inner_drops(measuring);
-        let link = &mut self.links[dir];
-        link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
+        self.links[dir].record_len(now);
         if idle {
             self.start_transmission(now, dir);
         } else {
@@ -459,7 +479,7 @@ impl<'s> World<'s> {
     fn pull_from_qdisc(&mut self, now: Time, dir: Dir) -> Option<Packet> {
         let link = &mut self.links[dir];
         let next = link.qdisc.dequeue(now, &mut self.drop_buf);
-        link.monitor.on_change(now, link.qdisc.len_packets(), link.qdisc.len_bytes());
+        link.record_len(now);
         if let Some(p) = &next {
             link.monitor.on_dequeue(now, p.enqueued_at);
         }
@@ -806,6 +826,12 @@ impl<'s> World<'s> {
         s.queue_bytes.push(q.len_bytes() as f64);
         s.queue_avg.push(q.average().unwrap_or(f64::NAN));
         s.reverse_queue_pkts.push(self.links[1].qdisc.len_packets() as f64);
+        for (i, (_, values)) in s.class_len_pkts.iter_mut().enumerate() {
+            values.push(q.class_len_at(i).0 as f64);
+        }
+        for (i, (_, values)) in s.class_average.iter_mut().enumerate() {
+            values.push(q.class_average_at(i));
+        }
         for (tag, values) in &mut s.class_delay_s {
             let d = &mut self.bin_delay[*tag as usize];
             values.push(if d.1 > 0 { d.0 / d.1 as f64 * 1e-9 } else { f64::NAN });
@@ -939,6 +965,9 @@ impl<'s> World<'s> {
                         row.insert("name".into(), c.name.clone().into());
                         row.insert("throughput_bps".into(), (by.dequeues as f64 * 8.0 / span_s).into());
                         row.insert("average_at_end".into(), c.average.into());
+                        let (mean_p, mean_b) = link.monitor.class_means(i, end);
+                        row.insert("mean_len_packets".into(), mean_p.into());
+                        row.insert("mean_len_bytes".into(), mean_b.into());
                         serde_json::Value::Object(row)
                     })
                     .collect();
