@@ -29,6 +29,7 @@ What our results allow and what they do not (docs/results.md):
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -238,6 +239,12 @@ def period_mean(series: pd.DataFrame, col: str, period: str) -> float:
     return float(inside[col].mean())
 
 
+def _suptitle(fig: plt.Figure, text: str) -> None:
+    """A figure title wrapped to the figure's width (about 15 characters per inch at 10 pt)."""
+    width = int(fig.get_figwidth() * 15)
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=10)
+
+
 def _window(ax, period: str) -> None:
     a, b = S.PERIODS[period]
     ax.axvspan(a, b, color="grey", alpha=0.12, lw=0)
@@ -272,9 +279,9 @@ def _series_figure(number: str, runs: dict[tuple[str, str], pd.DataFrame], offer
     if col == "mm_KBps":
         axes[0][0].legend(fontsize=7, loc="lower left")
     where = {"blast": "blast", "mm": "multimedia"}[period]
-    fig.suptitle(f"Fig. {number} (Parris 2001): {spec['what']}\none run per algorithm (seed {seed}), 1-s means; "
-                 f"shaded: {where} measurement period {S.PERIODS[period][0]:g}–{S.PERIODS[period][1]:g} s; "
-                 "panel title: the run's mean over the period", fontsize=10)
+    _suptitle(fig, f"Fig. {number} (Parris 2001): {spec['what']}\none run per algorithm (seed {seed}), 1-s means; "
+                   f"shaded: {where} measurement period {S.PERIODS[period][0]:g}–{S.PERIODS[period][1]:g} s; "
+                   "panel title: the run's mean over the period")
     fig.tight_layout()
     return fig
 
@@ -297,8 +304,8 @@ def _offered_figure(number: str, offered: dict[str, pd.DataFrame], seed: int) ->
         ax.set(title=f"{tag}{_label(mix)}: mean {period_mean(off, 'mm_offered_KBps', period):.0f}",
                xlabel="script time (s)")
     axes[0][0].set_ylabel(SERIES["mm_offered_KBps"])
-    fig.suptitle(f"Fig. {number} (Parris 2001): {spec['what'].split(' (')[0]}\nseed {seed}; the same for every "
-                 "algorithm (open-loop sources); shaded: measurement period", fontsize=10)
+    _suptitle(fig, f"Fig. {number} (Parris 2001): {spec['what'].split(' (')[0]}\nseed {seed}; the same for every "
+                   "algorithm (open-loop sources); shaded: measurement period")
     fig.tight_layout()
     return fig
 
@@ -325,12 +332,12 @@ def _fps_figure(number: str, means: pd.DataFrame, n_seeds: int) -> plt.Figure:
         ax.set_xticks(x, S.ALGORITHMS)
         tag = f"({'ab'[i]}) " if len(mixes) > 1 else ""
         ax.set_title(f"{tag}{_label(mix)}", fontsize=9)
-        ax.set_ylim(0, 34)
+        ax.set_ylim(0, 40)
     axes[0][0].set_ylabel({"actual_fps": "actual", "playable_fps": "playable"}[col] + " frames/s (period mean)")
-    axes[0][0].legend(fontsize=7, loc="lower left")
+    axes[0][0].legend(fontsize=7, loc="upper left", ncol=2)
     where = {"blast": "blast", "mm": "multimedia"}[period]
-    fig.suptitle(f"Fig. {number} (Parris 2001): {spec['what']}\nperiod mean over the {where} measurement period "
-                 "(no per-second frame counts in our results); sender: 30 frames/s (dotted)", fontsize=10)
+    _suptitle(fig, f"Fig. {number} (Parris 2001): {spec['what']}\nperiod mean over the {where} measurement period "
+                   "(no per-second frame counts in our results); sender: 30 frames/s (dotted)")
     fig.tight_layout()
     return fig
 
