@@ -223,7 +223,8 @@ def class_series(res, offset_s: float) -> pd.DataFrame:
         if sel.empty:
             return pd.Series(0.0, index=ts.index)
         ratio = sel["throughput_bps"].sum() / sel["goodput_bps"].sum() if wire and sel["goodput_bps"].sum() > 0 else 1.0
-        return sum(ts[f"flow{i}_goodput_bps"] for i in sel["id"]) * ratio / 8 / KB
+        cols = [f"flow{i}_goodput_bps" for i in sel["id"]]
+        return pd.Series(ts[cols].to_numpy().sum(axis=1), index=ts.index) * ratio / 8 / KB
 
     out["tcp_goodput_KBps"] = kb_per_s(["tcp"], wire=False)
     out["mm_KBps"] = kb_per_s(["mpeg", "proshare"], wire=True)
