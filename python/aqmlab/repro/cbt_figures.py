@@ -115,7 +115,7 @@ FIGURES: dict[str, dict[str, Any]] = {
     "5.14": dict(slug="mpeg_actual_fps_blast_http_mpeg", kind="fps", period="blast", metric="actual_fps",
                  mixes=["HTTP-MPEG"], what="MPEG actual frame rate, blast period, HTTP+MPEG",
                  differs="**period mean only** (mean over {n} seed(s)), not a 1-s series: our results have no per-second "
-                         "frame counts; ◆ = the value the dissertation's text states"),
+                         "frame counts; ◆ / bar = the value or range the dissertation's text states"),
     "5.15": dict(slug="mpeg_actual_fps_blast", kind="fps", period="blast", metric="actual_fps", mixes=MPEG_PANELS,
                  what="MPEG actual frame rate, blast period, a HTTP+MPEG, b BULK+MPEG",
                  differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
@@ -241,8 +241,8 @@ def period_mean(series: pd.DataFrame, col: str, period: str) -> float:
 
 
 def _suptitle(fig: plt.Figure, text: str) -> None:
-    """A figure title wrapped to the figure's width (about 15 characters per inch at 10 pt)."""
-    width = int(fig.get_figwidth() * 15)
+    """A figure title wrapped to the figure's width (about 11 characters per inch at 10 pt)."""
+    width = int(fig.get_figwidth() * 11)
     fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=10)
 
 
@@ -290,7 +290,7 @@ def _series_figure(number: str, runs: dict[tuple[str, str], pd.DataFrame], offer
 def _offered_figure(number: str, offered: dict[str, pd.DataFrame], seed: int) -> plt.Figure:
     spec = FIGURES[number]
     mixes, period = spec["mixes"], spec["period"]
-    fig, axes = plt.subplots(1, len(mixes), figsize=(max(5.0, 3.6 * len(mixes)), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(mixes), figsize=(max(6.5, 3.6 * len(mixes)), 3.6), squeeze=False)
     for i, (ax, mix) in enumerate(zip(axes[0], mixes)):
         off = offered[mix]
         ax.plot(off["time_s"], off["mm_offered_KBps"], "k*", ms=3, label="offered (1-s means)")
@@ -314,7 +314,7 @@ def _offered_figure(number: str, offered: dict[str, pd.DataFrame], seed: int) ->
 def _fps_figure(number: str, means: pd.DataFrame, n_seeds: int) -> plt.Figure:
     spec = FIGURES[number]
     mixes, col, period = spec["mixes"], spec["metric"], spec["period"]
-    fig, axes = plt.subplots(1, len(mixes), figsize=(max(5.0, 4.6 * len(mixes)), 3.6), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(mixes), figsize=(max(6.5, 4.6 * len(mixes)), 3.8), sharey=True, squeeze=False)
     x = np.arange(len(S.ALGORITHMS))
     for i, (ax, mix) in enumerate(zip(axes[0], mixes)):
         d = means[(means["mix"] == mix) & (means["period"] == period)].set_index("algorithm")
@@ -324,11 +324,13 @@ def _fps_figure(number: str, means: pd.DataFrame, n_seeds: int) -> plt.Figure:
             if not np.isnan(v):
                 ax.text(xi, v + 0.5, f"{v:.1f}", ha="center", fontsize=8)
         stated = THESIS_FPS.get((period, mix, col), {})
-        for a, (lo, hi) in stated.items():
+        for k, (a, (lo, hi)) in enumerate(stated.items()):
             xi = S.ALGORITHMS.index(a)
-            ax.plot([xi], [(lo + hi) / 2], "kD", ms=5, label="dissertation (text)" if a == next(iter(stated)) else None)
+            label = "dissertation (text; bar = stated range)" if k == 0 else None
             if hi > lo:
-                ax.vlines(xi, lo, hi, colors="k", lw=1.5)
+                ax.plot([xi, xi], [lo, hi], "k_-", ms=10, lw=1.5, label=label)
+            else:
+                ax.plot([xi], [lo], "kD", ms=5, label=label)
         ax.axhline(30, color="0.5", ls=":", lw=1)
         ax.set_xticks(x, S.ALGORITHMS)
         tag = f"({'ab'[i]}) " if len(mixes) > 1 else ""
