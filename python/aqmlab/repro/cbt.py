@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import cbt_predictability  # noqa: E402
+from . import cbt_figures, cbt_predictability  # noqa: E402
 from . import cbt_scenarios as S  # noqa: E402
 from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, frame_table, run_jobs  # noqa: E402
 
@@ -105,33 +105,6 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
         plt.close(fig)
         names.append(name)
     return names
-
-
-def timeseries_figure(mix: str, seed: int, out: Path, workers: int | None, quiet: bool) -> str:
-    """Figs. 5.3-5.17 style: 1-s class throughputs of one representative run per algorithm."""
-    def scenario(alg: str) -> dict[str, Any]:
-        sc = S.scenario(mix, alg, "blast", seed)
-        sc["run"]["warmup"] = "20s"
-        sc["output"]["per_flow_timeseries"] = True
-        return sc
-
-    runs = run_jobs([Job(scenario(a), {"algorithm": a}) for a in S.ALGORITHMS],
-                    lambda r: {"series": cbt_predictability.class_series(r)}, workers=workers, desc="time series", quiet=quiet)
-    fig, axes = plt.subplots(1, len(runs), figsize=(4 * len(runs), 3.6), sharey=True)
-    for ax, r in zip(axes, runs):
-        ser = r["series"].set_index("time_s")
-        for cls in ("tcp", "mm", "other"):
-            ax.plot(ser.index, ser[cls], label=cls, lw=0.9)
-        ax.axvspan(*S.PERIODS["blast"], color="grey", alpha=0.1)
-        ax.set(title=r["algorithm"], xlabel="time (s)")
-    axes[0].set_ylabel("KB/s (1-s means)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"{mix}: class throughput, one run per algorithm (shaded: blast measurement period)")
-    fig.tight_layout()
-    name = f"cbt_timeseries_{mix}.png"
-    fig.savefig(out / name, dpi=100)
-    plt.close(fig)
-    return name
 
 
 HTTP_NOTE = ("Not investigated yet. The HTTP mixes use our stand-in browser (lognormal/Pareto sizes, a 60 s think time "
@@ -246,7 +219,8 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     timer = Timer()
     df = run_all(p)
     df.to_csv(out / "results.csv", index=False)
-    figs = figures(df, out) + [timeseries_figure(mix, p.seeds[0], out, p.workers, p.quiet) for mix in S.MIXES]
+    figs = figures(df, out)
+    chapter5_figs, chapter5_md = cbt_figures.run(p.seeds, out, p.workers, p.quiet, means=df)
     cl = claims(df, {mix: mm_load_profile(mix, p.seeds) for mix in S.MIXES})
     latency, predictability = cbt_predictability.run(p.seeds, out, p.workers, p.quiet)
     latency.to_csv(out / "latency_control.csv", index=False)
@@ -281,7 +255,7 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
         "",
         frame_table(df),
         "",
-    ] + [f"![{f}]({f})" for f in figs]
+    ] + [f"![{f}]({f})" for f in figs] + ["", chapter5_md]
     (out / "report.md").write_text("\n".join(lines) + "\n")
     return cl
 
