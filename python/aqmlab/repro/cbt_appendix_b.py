@@ -304,6 +304,14 @@ def _sel(df: pd.DataFrame, sweep: str, mix: str | None = None, period: str | Non
     return d
 
 
+def _plain(cl: list[Claim]) -> list[Claim]:
+    """Verdicts as Python bools (pandas comparisons give numpy bools)."""
+    for c in cl:
+        if c.holds is not None:
+            c.holds = bool(c.holds)
+    return cl
+
+
 def fifo_claims(df: pd.DataFrame) -> list[Claim]:
     out = []
     b, m = _sel(df, "FIFO", period="blast"), _sel(df, "FIFO", period="mm")
@@ -374,7 +382,7 @@ def fifo_claims(df: pd.DataFrame) -> list[Claim]:
                      f"{pick:.0f} (per mix: " + ", ".join(f"{mx} {v:.0f}" for mx, v in chosen.items()) + ")",
                      pick == 60, "criterion: the smallest maxq within 1 % of the best TCP goodput, taken over the four mixes, is 60 "
                      "(1 %: our reading of 'full', since the thesis calls 30 'slightly worse' without a number)"))
-    return out
+    return _plain(out)
 
 
 def red_claims(df: pd.DataFrame) -> list[Claim]:
@@ -451,7 +459,7 @@ def red_claims(df: pd.DataFrame) -> list[Claim]:
         out.append(Claim("B-RED-10", "§4.3", "RED, BULK-Proshare confirms: latency independent of Th_min (blast)",
                          "independent", f"widest spread {max(sp):.0%}" if sp else "–", bool(sp) and max(sp) <= 0.10,
                          "criterion: as B-RED-2, ≤ 10 %"))
-    return out
+    return _plain(out)
 
 
 def fred_claims(df: pd.DataFrame) -> list[Claim]:
@@ -518,7 +526,7 @@ def fred_claims(df: pd.DataFrame) -> list[Claim]:
                          "250–270 ms; 0.82–0.83 / 0.80–0.83", f"{_rng(both['mm_latency_ms'])} ms; {_rng(bb['tcp_eff'], 2)} / {_rng(bm['tcp_eff'], 2)}",
                          _within(both["mm_latency_ms"], 250, 270) and _within(bb["tcp_eff"], 0.82, 0.83) and _within(bm["tcp_eff"], 0.80, 0.83),
                          "criterion: every cell inside the ranges"))
-    return out
+    return _plain(out)
 
 
 def _at(d: pd.DataFrame, col: str, key: str, value: float) -> float:
@@ -604,7 +612,7 @@ def cbt_claims(df: pd.DataFrame) -> list[Claim]:
             t = d["tcp_KBps"]
             out.append(Claim("B-CBT-HP-tcp", "§B.6.3, Fig. B.41d", "CBT HTTP-Proshare: TCP throughput near 800 KB/s", "≈ 800 KB/s",
                              f"{_rng(t)} KB/s", _within(t, 800 * (1 - POINT_TOL), 800 * (1 + POINT_TOL)), "criterion: every point within ±10 %"))
-    return out
+    return _plain(out)
 
 
 def cbq_claims(df: pd.DataFrame) -> list[Claim]:
@@ -662,7 +670,7 @@ def cbq_claims(df: pd.DataFrame) -> list[Claim]:
                              _within(g["mm_loss_frac"], 0, ZERO_LOSS_FRACTION) and (math.isnan(l159) or l159 >= 30)
                              and bool((lat[lat.index >= 172] < 30).all()),
                              "criterion: loss < 1 % at ≥ 159; latency ≥ 30 ms at 159 and < 30 ms at ≥ 172"))
-    return out
+    return _plain(out)
 
 
 def claims(df: pd.DataFrame) -> list[Claim]:

@@ -85,7 +85,7 @@ def cbt_queue(mix: str, classes: dict[str, tuple[float, float]]) -> dict[str, An
     for name, match, tags in (("tcp", "tcp", None), ("mm", "udp", [1]), ("other", "any", None)):
         th, alloc = classes[name]
         c = {"name": name, "match": match, "max_th": th, "weight": CBT_WEIGHTS[name],
-             "mean_packet_size": f"{m['sizes'][name]}B", "allocation": f"{alloc}KiB/s"}
+             "mean_packet_size": f"{m['sizes'][name]}B", "allocation": f"{alloc:g}KiB/s"}
         if tags:
             c["tags"] = tags
         if name == "tcp":
