@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MIXES", "ALGORITHMS", "PERIODS", "scenario", "queue", "lab", "bulk_group", "blast_group"]
+__all__ = ["MIXES", "ALGORITHMS", "PERIODS", "scenario", "scenario_with", "queue", "cbt_queue", "cbt_queue_for",
+           "cbt_thresholds", "cbq_queue", "lab", "bulk_group", "blast_group"]
 
 # Table A.1, induced RTT in ms: servers (rows) × clients (columns).
 RTT_MS = [
@@ -65,25 +66,58 @@ def queue(algorithm: str, mix: str) -> dict[str, Any]:
     if algorithm == "FRED":
         return {"kind": "fred", "limit": 240, "weight": 1 / 256, "max_p": 0.1, "min_th": 5, "max_th": 60, "minq": 2}
     if algorithm == "CBT":
-        weights = {"tcp": 1 / 256, "mm": 1 / 16, "other": 1 / 4}
-        classes = []
-        for name, match, tags in (("tcp", "tcp", None), ("mm", "udp", [1]), ("other", "any", None)):
-            th, alloc = m["cbt"][name]
-            c = {"name": name, "match": match, "max_th": th, "weight": weights[name],
-                 "mean_packet_size": f"{m['sizes'][name]}B", "allocation": f"{alloc}KiB/s"}
-            if tags:
-                c["tags"] = tags
-            if name == "tcp":
-                c |= {"min_th": 5, "max_p": 0.1}
-            classes.append(c)
-        return {"kind": "cbt", "limit": 240, "classes": classes}
+        return cbt_queue(mix, {name: m["cbt"][name] for name in CBT_CLASSES})
     if algorithm == "CBQ":
-        shares = m["cbq"]
-        return {"kind": "cbq", "classes": [
-            {"name": "tcp", "match": "tcp", "share": shares["tcp"], "parent": "tcp-mm"},
-            {"name": "mm", "match": "udp", "tags": [1], "share": shares["mm"], "parent": "tcp-mm"},
-            {"name": "other", "share": shares["other"], "borrow": False}]}
+        return cbq_queue(m["cbq"])
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+
+
+CBT_CLASSES = ("tcp", "mm", "other")
+# Table B.13: per-class EWMA weights (max_p 1/10 and Th_min 5 for TCP; the others are deterministic).
+CBT_WEIGHTS = {"tcp": 1 / 256, "mm": 1 / 16, "other": 1 / 4}
+
+
+def cbt_queue(mix: str, classes: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """A CBT queue for `mix` from `{class: (Th_max packets, allocation KB/s)}` (classes "tcp", "mm",
+    "other"), with Table B.13's weights, max_p and Th_min and the mix's measured packet sizes."""
+    m = MIXES[mix]
+    out = []
+    for name, match, tags in (("tcp", "tcp", None), ("mm", "udp", [1]), ("other", "any", None)):
+        th, alloc = classes[name]
+        c = {"name": name, "match": match, "max_th": th, "weight": CBT_WEIGHTS[name],
+             "mean_packet_size": f"{m['sizes'][name]}B", "allocation": f"{alloc:g}KiB/s"}
+        if tags:
+            c["tags"] = tags
+        if name == "tcp":
+            c |= {"min_th": 5, "max_p": 0.1}
+        out.append(c)
+    return {"kind": "cbt", "limit": 240, "classes": out}
+
+
+def cbt_thresholds(mix: str, allocations_kib: dict[str, float], latency_s: float) -> dict[str, float]:
+    """Th_max per class by the configurator's Eq. 4.1 (Th = B·L/P, KB = 1024 B) from the mix's
+    measured packet sizes (Tables B.15–B.21); `allocations_kib` is `{class: KB/s}`."""
+    from ..models import cbt as model
+
+    sizes = MIXES[mix]["sizes"]
+    specs = [model.ClassSpec(name, sizes[name], rate_bps=model.kib_per_s_to_bps(allocations_kib[name]),
+                             responsive=name == "tcp") for name in CBT_CLASSES]
+    return {c.name: c.th_max_pkts for c in model.configure(model.PARRIS_LINK_BPS, specs, latency_s)}
+
+
+def cbt_queue_for(mix: str, allocations_kib: dict[str, float], latency_s: float) -> dict[str, Any]:
+    """A CBT queue for `mix` with thresholds computed for `latency_s` from `{class: KB/s}`."""
+    th = cbt_thresholds(mix, allocations_kib, latency_s)
+    return cbt_queue(mix, {name: (th[name], allocations_kib[name]) for name in CBT_CLASSES})
+
+
+def cbq_queue(shares: dict[str, float]) -> dict[str, Any]:
+    """The dissertation's CBQ hierarchy (§4.6) with `{class: share of the link}`: TCP and multimedia
+    borrow from each other in group "tcp-mm"; other may not borrow."""
+    return {"kind": "cbq", "classes": [
+        {"name": "tcp", "match": "tcp", "share": shares["tcp"], "parent": "tcp-mm"},
+        {"name": "mm", "match": "udp", "tags": [1], "share": shares["mm"], "parent": "tcp-mm"},
+        {"name": "other", "share": shares["other"], "borrow": False}]}
 
 
 # HTTP needs minutes to reach steady state (browsers think for 60 s on average); the dissertation ran
@@ -138,6 +172,11 @@ def offset_s(mix: str) -> float:
 
 def scenario(mix: str, algorithm: str, period: str, seed: int) -> dict[str, Any]:
     """One run of the experiment script, measured over `period` ("mm" or "blast")."""
+    return scenario_with(mix, queue(algorithm, mix), period, seed)
+
+
+def scenario_with(mix: str, queue_table: dict[str, Any], period: str, seed: int) -> dict[str, Any]:
+    """`scenario` with any bottleneck queue (the App. B sweeps' parameter variants)."""
     t0 = offset_s(mix)
     start, end = (t0 + t for t in PERIODS[period])
     m = MIXES[mix]
@@ -145,4 +184,4 @@ def scenario(mix: str, algorithm: str, period: str, seed: int) -> dict[str, Any]
           "access_rate": "100Mbps"}
     tcp = http_group() if mix.startswith("HTTP") else bulk_group()
     flows = [tcp, mm] + ([blast_group(t0 + 90, t0 + 150)] if period == "blast" else [])  # no blast in the mm period
-    return lab(queue(algorithm, mix), flows, start_s=start, end_s=end, seed=seed)
+    return lab(queue_table, flows, start_s=start, end_s=end, seed=seed)
