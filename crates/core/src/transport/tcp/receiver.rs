@@ -36,6 +36,10 @@ pub struct TcpReceiver {
     /// Echo ECE on every ACK until a CWR arrives (RFC 3168 §6.1.3).
     ece: bool,
     delivered: u64,
+    /// A segment shorter than `TcpConfig::payload_of` says (the last of a byte-sized transfer, see
+    /// `TcpSender::begin_transfer_bytes`) received but not yet delivered: (seq, payload). A sender
+    /// starts a transfer only when the previous one is acknowledged, so there is at most one.
+    short: Option<(u32, u32)>,
     stats: TcpReceiverStats,
 }
 
@@ -50,6 +54,7 @@ impl TcpReceiver {
             ack_at: Time::NEVER,
             ece: false,
             delivered: 0,
+            short: None,
             stats: TcpReceiverStats::default(),
         }
     }
@@ -64,6 +69,9 @@ impl TcpReceiver {
             self.ece = true;
         }
         let seq = pkt.seq;
+        if u32::from(pkt.payload) < cfg.payload_of(seq) && seq >= self.rcv_nxt {
+            self.short = Some((seq, u32::from(pkt.payload)));
+        }
         if seq == self.rcv_nxt {
             let filled_gap = !self.out_of_order.is_empty();
             self.deliver_through(cfg, seq + 1);
@@ -97,7 +105,13 @@ impl TcpReceiver {
             self.out_of_order.remove(0);
         }
         for seq in self.rcv_nxt..end {
-            self.delivered += cfg.payload_of(seq) as u64;
+            self.delivered += match self.short {
+                Some((s, payload)) if s == seq => {
+                    self.short = None;
+                    payload as u64
+                }
+                _ => cfg.payload_of(seq) as u64,
+            };
         }
         self.rcv_nxt = end;
         if self.out_of_order.is_empty() {

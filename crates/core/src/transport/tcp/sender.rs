@@ -90,6 +90,9 @@ pub struct TcpSender {
     scoreboard: Option<Box<Scoreboard>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
     data_end: u32,
+    /// Payload of segment `data_end − 1` when a `begin_transfer_bytes` transfer ends short; 0 = as
+    /// `TcpConfig::payload_of` says.
+    last_payload: u32,
     stats: TcpSenderStats,
 }
 
@@ -116,6 +119,7 @@ impl TcpSender {
             cwr_pending: false,
             scoreboard: None,
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
+            last_payload: 0,
             stats: TcpSenderStats::default(),
         }
     }
@@ -131,6 +135,20 @@ impl TcpSender {
     /// estimator forgotten (RTO back to `initial_rto`), no recovery state. Sequence numbers
     /// continue, so the receiver needs no reset; counters and integrals carry on.
     pub fn begin_transfer(&mut self, cfg: &TcpConfig, now: Time, segments: u32, out: &mut Vec<Packet>) {
+        self.start_transfer(cfg, now, segments, 0, out);
+    }
+
+    /// As [`TcpSender::begin_transfer`], for `bytes` of payload: full segments and a last one that
+    /// carries the remainder (a web reply of 300 B is one 300-B segment, not a full one).
+    pub fn begin_transfer_bytes(&mut self, cfg: &TcpConfig, now: Time, bytes: u64, out: &mut Vec<Packet>) {
+        let mss = u64::from(cfg.mss);
+        let segments = bytes.div_ceil(mss).max(1);
+        let last = (bytes - (segments - 1) * mss).max(1);
+        let last_payload = if last == mss { 0 } else { last as u32 };
+        self.start_transfer(cfg, now, segments.min(u64::from(u32::MAX)) as u32, last_payload, out);
+    }
+
+    fn start_transfer(&mut self, cfg: &TcpConfig, now: Time, segments: u32, last_payload: u32, out: &mut Vec<Packet>) {
         debug_assert!(self.snd_una == self.snd_max, "previous transfer complete");
         self.integrate(now);
         let fresh = TcpSender::new(self.flow, cfg);
@@ -142,6 +160,7 @@ impl TcpSender {
             high_rxt: self.snd_una,
             ecn_recover: self.snd_una,
             data_end: self.snd_una + segments.max(1),
+            last_payload,
             integrated_to: now,
             stats: self.stats,
             ..fresh
@@ -372,7 +391,7 @@ impl TcpSender {
     }
 
     fn emit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, retransmission: bool, out: &mut Vec<Packet>) {
-        let payload = cfg.payload_of(seq);
+        let payload = if self.last_payload != 0 && seq + 1 == self.data_end { self.last_payload } else { cfg.payload_of(seq) };
         let mut p = Packet::new(PacketKind::TcpData, self.flow);
         p.seq = seq;
         p.payload = payload.min(u16::MAX as u32) as u16;

@@ -278,6 +278,35 @@ fn finite_transfer_sends_a_short_last_segment_and_completes() {
 }
 
 #[test]
+fn byte_sized_transfers_end_with_a_short_segment_and_deliver_exact_bytes() {
+    // Replies carried one after another on one connection slot (HTTP): 3000 B, then 200 B.
+    let c = TcpConfig { transfer_bytes: None, delayed_ack: DelayedAck { count: 1, timeout: Dur::from_millis(200) }, ..cfg(TcpVariant::NewReno) };
+    let mut s = TcpSender::new(0, &c);
+    let mut r = TcpReceiver::new(0, &c);
+    let (mut data, mut acks) = (Vec::new(), Vec::new());
+    s.begin_transfer_bytes(&c, ms(0), 3000, &mut data);
+    assert_eq!(data.iter().map(|p| p.payload).collect::<Vec<_>>(), [1448, 1448, 104]);
+    assert_eq!(data[2].size, 104 + c.header_bytes);
+    // the short segment arrives first (reordered), then the full ones fill the gap
+    for i in [2, 0, 1] {
+        r.on_data(&c, ms(10), &data[i], &mut acks);
+    }
+    assert_eq!(r.delivered_bytes(), 3000);
+    s.on_ack(&c, ms(20), &ack(3), &mut Vec::new());
+    assert!(s.is_complete());
+    data.clear();
+    s.begin_transfer_bytes(&c, ms(30), 200, &mut data);
+    assert_eq!((data.len(), data[0].seq, data[0].payload), (1, 3, 200));
+    r.on_data(&c, ms(40), &data[0], &mut acks);
+    assert_eq!(r.delivered_bytes(), 3200);
+    // a whole number of segments keeps full ones
+    s.on_ack(&c, ms(50), &ack(4), &mut Vec::new());
+    data.clear();
+    s.begin_transfer_bytes(&c, ms(60), 2 * 1448, &mut data);
+    assert_eq!(data.iter().map(|p| p.payload).collect::<Vec<_>>(), [1448, 1448]);
+}
+
+#[test]
 fn receiver_window_caps_the_flight() {
     let c = TcpConfig { max_window: 3, initial_window: 10, ..cfg(TcpVariant::NewReno) };
     let (_, out) = started(&c);
