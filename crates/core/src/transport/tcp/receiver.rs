@@ -69,8 +69,10 @@ impl TcpReceiver {
             self.ece = true;
         }
         let seq = pkt.seq;
-        if u32::from(pkt.payload) < cfg.payload_of(seq) && seq >= self.rcv_nxt {
-            self.short = Some((seq, u32::from(pkt.payload)));
+        // (`payload` is a u16: a segment is short only if it is shorter than that can say.)
+        let payload = u32::from(pkt.payload);
+        if payload > 0 && payload < cfg.payload_of(seq).min(u32::from(u16::MAX)) && seq >= self.rcv_nxt {
+            self.short = Some((seq, payload));
         }
         if seq == self.rcv_nxt {
             let filled_gap = !self.out_of_order.is_empty();
