@@ -6,7 +6,7 @@ blast). The claims are the dissertation's qualitative orderings and stated numbe
 `seed000-cbt-evaluation.md` §5.15, §5.1–5.11); each criterion is written next to the claim.
 
 Also Ch. IV §5's predictability experiments (`cbt_predictability`). Not yet reproduced (issue #3
-stays open): the App. B sweeps, and an HTTP model closer to Mah's.
+stays open): the App. B sweeps.
 """
 
 from __future__ import annotations
@@ -111,10 +111,11 @@ def timeseries_figure(mix: str, seed: int, out: Path, workers: int | None, quiet
     return name
 
 
-HTTP_NOTE = ("Not investigated yet. The HTTP mixes use our stand-in browser (lognormal/Pareto sizes, a 60 s think time "
-             "calibrated to the dissertation's load per browser, 4 parallel connections per browser; "
-             "`crates/core/src/traffic/http.rs`), not the lab's Mah model, so they load the queue differently: "
-             "plausibly far more concurrently active connections (which shrinks FRED's per-flow share below an MPEG "
+HTTP_NOTE = ("Not investigated yet. The HTTP mixes use Mah's measured distributions, but with think times clipped "
+             "at 235 s (calibrated to the dissertation's load per browser), 4 parallel connections per browser, one "
+             "server per browser, no connection handshake and a 120 s warm-up where the lab ran 25 min "
+             "(`crates/core/src/traffic/http.rs`, `cbt_scenarios.py`), so they may load the queue differently: "
+             "plausibly more concurrently active connections (which shrinks FRED's per-flow share below an MPEG "
              "I-frame burst) and burstier TCP arrivals against the small multimedia thresholds of Table 5.3 (6.7 packets). "
              "The BULK mixes, whose traffic the dissertation specifies precisely, are the stronger test.")
 
@@ -227,8 +228,8 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
         "`python/aqmlab/repro/cbt_scenarios.py` (Tables 5.1, 5.3, 5.4; 360 BULK flows; MPEG and Proshare are the "
         "spec's synthetic substitutes for the traces).",
         "",
-        "HTTP is a Mah-style browser with stand-in distributions (`kind = \"http\"`, `crates/core/src/traffic/http.rs`), "
-        "calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a 120 s warm-up "
+        "HTTP is a browser with Mah's measured distributions (`kind = \"http\"`, `crates/core/src/traffic/http.rs`), "
+        "its think-time clip calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a 120 s warm-up "
         "(the dissertation: 25 min). **Not yet reproduced:** the App. B sweeps. Ch. IV §5's latency control (Table 4.5) and "
         "borrowing experiment (Table 4.8) are below (claims IV-*; `cbt_predictability.py`).",
         "",

@@ -24,10 +24,15 @@
 //!   calibration. **`think_max` is therefore a calibration, not a measurement**; the spec (§2.4)
 //!   calibrates to its load target, ≈ 370 B/s of reply payload per browser (regression slope
 //!   2.9546 kb/s per browser; 3,000 browsers ≈ 1.1 MB/s ≈ 8.8 Mb/s). Default
-//!   [`MAH_THINK_MAX_S`] (clipped think mean 38.6 s). Calibration run (`repro`-lab TCP keys of
-//!   `cbt_scenarios.tcp_keys()`: FreeBSD-like Reno, mss 1448 B, 10 Mb/s access; 3,000 browsers
-//!   with the lab's RTTs, 1 Gb/s bottleneck, 60 s start jitter, warm-up 300 s, measured
-//!   over 1,500 s, seeds 1–4): see `docs/scenarios.md` ("Calibration of `think_max`").
+//!   [`MAH_THINK_MAX_S`] = 235 s: 14 % of think times are clipped, the clipped mean is 56.8 s
+//!   (`Empirical::clipped_mean`), a page is 2.838 replies of 7,534 B (in 1448-B segments) = 21.4 KB.
+//!   Calibration runs: 3,000 browsers of `cbt_scenarios.http_group()` (FreeBSD-like Reno of
+//!   `tcp_keys()`: mss 1448 B, initial window 1, delayed ACKs, 10 Mb/s access; the lab's
+//!   Table A.1 RTTs; 60 s start jitter), bottleneck 1 Gb/s, warm-up 1,500 s, 3,600 s measured
+//!   (the dissertation's one-hour runs after 25 min), seeds 1–5, reply payload per browser:
+//!   `think_max` 200 s → 405 B/s (3 seeds), 220 s → 383, 230 s → 373.9 (372.1–375.4),
+//!   **235 s → 369.4 B/s (367.4–371.5; 1.108 MB/s for 3,000)**, 240 s → 365, 260 s → 348.
+//!   Target 369.3 B/s (2.9546 kb/s / 8). Without a clip a browser offers ≈ 12 B/s.
 //!
 //! **`"parametric"`: stand-ins** used before Mah's data was vendored; each parameter is a key:
 //! * primary reply size: lognormal body (median `primary_median` = 2000 B, log-sd
