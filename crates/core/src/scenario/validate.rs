@@ -683,10 +683,8 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
             if let Some(k) = HTTP_PARAMETRIC_KEYS.iter().find(|k| v.get(**k).is_some()) {
                 return err(
                     join(path, k),
-                    format!(
-                        "not a key of distributions = \"mah\" (Mah's measured CDFs); it needs distributions = \"parametric\"; \
-                         with \"mah\" the browser keys are: parallel, think_max, object_max, request_delay"
-                    ),
+                    "not a key of distributions = \"mah\" (Mah's measured CDFs); it needs distributions = \"parametric\"; \
+                     with \"mah\" the browser keys are: parallel, think_max, object_max, request_delay",
                 );
             }
             HttpDistributions::Mah
