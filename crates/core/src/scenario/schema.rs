@@ -354,7 +354,7 @@ pub struct FlowParams {
     /// Pareto shape of think times (default 1.5, SURGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_shape: Option<f64>,
-    /// Longest think time (default: 120s with "mah", a calibration to 370 B/s per browser; 600s
+    /// Longest think time (default: 235s with "mah", a calibration to 370 B/s per browser; 600s
     /// with "parametric").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_max: Option<Duration>,
