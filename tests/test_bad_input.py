@@ -25,6 +25,13 @@ CASES = {
     "warm-up not shorter than duration": (('warmup = "1s"', 'warmup = "5s"'), ["run.warmup", "line 3", "shorter"]),
     "unknown discipline": (('kind = "red"', 'kind = "blue"'), ["queue.kind", "droptail", "red"]),
     "not TOML": (("[run]", "[run"), ["line 1"]),
+    "http: parametric key with Mah's distributions": (
+        ('kind = "tcp"', 'kind = "http"\nprimary_median = "2kB"'),
+        ["flows[0].primary_median", "line 20", 'not a key of distributions = "mah"', 'distributions = "parametric"',
+         "think_max"]),
+    "http: unknown distributions": (
+        ('kind = "tcp"', 'kind = "http"\ndistributions = "ns2"'),
+        ["flows[0].distributions", "line 20", "ns2", "mah", "parametric"]),
 }
 
 

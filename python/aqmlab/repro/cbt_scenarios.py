@@ -1,6 +1,7 @@
 """The CBT dissertation's lab (Parris 2001, App. A; spec `seed000-cbt-evaluation.md` §1–2, §4) as
-aqmlab scenarios, for its four traffic mixes. HTTP is the Mah-style browser of `kind = "http"` with
-stand-in distributions calibrated to the dissertation's 2.95 kb/s per browser (3,000 browsers).
+aqmlab scenarios, for its four traffic mixes. HTTP is the browser of `kind = "http"` with Mah's measured
+distributions (`distributions = "mah"`), its think-time clip (`think_max`, 235 s) calibrated to the
+dissertation's 2.95 kb/s per browser (3,000 browsers; `docs/scenarios.md`).
 
 * Bottleneck 10 Mb/s, 1 ms each way; the multimedia path has no induced delay (base latency ≈ 2–5 ms
   in the lab).
@@ -120,8 +121,11 @@ def cbq_queue(shares: dict[str, float]) -> dict[str, Any]:
         {"name": "other", "share": shares["other"], "borrow": False}]}
 
 
-# HTTP needs minutes to reach steady state (browsers think for 60 s on average); the dissertation ran
-# its generators 25 min before t = 0. HTTP mixes shift the whole script by this much.
+# HTTP needs minutes to reach steady state (browsers think for 57 s on average, clipped at 235 s); the
+# dissertation ran its generators 25 min before t = 0. HTTP mixes shift the whole script by this much.
+# With Mah's distributions the synchronised start still rings at 120 s: alone on a 1 Gb/s path (seed 1)
+# the 3,000 browsers offer 508 B/s each over 60–120 s, 343 over 120–180 s, 338 over 180–300 s, 389 over
+# 300–600 s and 373 over 600–1500 s (the stand-ins: 394, 372, 370, 372 from 120 s on).
 HTTP_OFFSET_S = 120.0
 BROWSERS = 3000  # 6 client hosts × 500
 
@@ -134,10 +138,11 @@ def tcp_keys() -> dict[str, Any]:
 
 
 def http_group() -> dict[str, Any]:
-    """3,000 browsers; browser b is on client b mod 6 and talks to server (b div 6) mod 5, whose Table A.1
+    """3,000 browsers with Mah's distributions (the default, set explicitly: the calibration of `think_max` was
+    made with this group); browser b is on client b mod 6 and talks to server (b div 6) mod 5, whose Table A.1
     RTT it gets (the lab's browsers spread requests over all 5 servers; ours keep one)."""
     one_way_ms = [RTT_MS[(b // 6) % 5][b % 6] / 2 for b in range(BROWSERS)]
-    return {"kind": "http", "count": BROWSERS, "start_jitter": "60s", **tcp_keys(),
+    return {"kind": "http", "distributions": "mah", "count": BROWSERS, "start_jitter": "60s", **tcp_keys(),
             "access_delay": [f"{d:g}ms" for d in one_way_ms]}
 
 

@@ -143,6 +143,17 @@ pub enum SizeDist {
     Exponential,
 }
 
+/// Distributions of a `kind = "http"` browser (`traffic/http.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpDistributionsKey {
+    /// Mah's measured CDFs (INFOCOM 1997), think time clipped at `think_max`.
+    #[default]
+    Mah,
+    /// The parametric stand-ins (lognormal/Pareto sizes, geometric counts, Pareto think time).
+    Parametric,
+}
+
 /// One `[[flows]]` group. Keys that do not apply to the group's `kind` are rejected.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -330,16 +341,21 @@ pub struct FlowParams {
     pub video_size_max: Option<Bytes>,
 
     // ---- http (`kind = "http"`; defaults and sources in `traffic/http.rs`) ----
+    /// `"mah"` (default: Mah's measured CDFs) or `"parametric"` (the stand-ins; only these take
+    /// `think_mean`, `think_shape`, `primary_*` and `embedded_*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distributions: Option<HttpDistributionsKey>,
     /// Connection slots per browser: embedded replies fetched at once (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<u32>,
-    /// Mean user think time (clipped Pareto; default 60s, calibrated to 370 B/s per browser).
+    /// Parametric: mean user think time (clipped Pareto; default 60s, calibrated to 370 B/s per browser).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_mean: Option<Duration>,
     /// Pareto shape of think times (default 1.5, SURGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_shape: Option<f64>,
-    /// Longest think time (default 600s).
+    /// Longest think time (default: 235s with "mah", a calibration to 370 B/s per browser; 600s
+    /// with "parametric").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_max: Option<Duration>,
     /// Median of the primary reply lognormal body (default 2000B).

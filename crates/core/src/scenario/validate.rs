@@ -10,7 +10,7 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
-use crate::traffic::http::{pareto_scale_for_mean, HttpModel};
+use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
     AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
     RedParams, RioParams,
@@ -288,12 +288,12 @@ const TCP_KEYS: &[&str] = &[
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
     "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto",
-    "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "parallel", "think_mean",
+    "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "distributions", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
 const HTTP_KEYS: &[&str] = &[
-    "parallel", "think_mean", "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction",
+    "distributions", "parallel", "think_mean", "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction",
     "primary_tail_min", "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max",
     "request_delay",
 ];
@@ -616,39 +616,89 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     })
 }
 
-/// Default `think_mean`, seconds: calibrated so that the default browser offers ≈ 370 B/s of
-/// reply payload on a fast path with `mss` = 1460 B (see `traffic/http.rs`).
+/// Default `think_mean` of `distributions = "parametric"`, seconds: calibrated so that that
+/// browser offers ≈ 370 B/s of reply payload on a fast path with `mss` = 1460 B (see
+/// `traffic/http.rs`).
 pub const HTTP_THINK_MEAN_S: f64 = 60.0;
 
-/// The default HTTP model for slots of `mss` bytes (all defaults of `traffic/http.rs`).
+/// The default HTTP model for slots of `mss` bytes: Mah's distributions (`traffic/http.rs`).
 pub fn default_http_model(mss: u32) -> HttpModel {
-    let (shape, max) = (1.5, 600.0);
     HttpModel {
         parallel: 4,
-        think_shape: shape,
-        think_scale_s: pareto_scale_for_mean(HTTP_THINK_MEAN_S, shape, max),
-        think_max_s: max,
-        primary_mu: 2000f64.ln(),
-        primary_sigma: 1.3,
-        primary_tail_fraction: 0.07,
-        primary_tail_min: 16384.0,
-        primary_tail_shape: 1.2,
-        embedded_mean: 3.0,
-        embedded_mu: 1100f64.ln(),
-        embedded_sigma: 1.5,
+        think_max_s: MAH_THINK_MAX_S,
         object_max: 1048576.0,
         mss,
         request_delay: None,
+        distributions: HttpDistributions::Mah,
     }
 }
 
+/// The default `distributions = "parametric"` model for slots of `mss` bytes.
+pub fn default_parametric_http_model(mss: u32) -> HttpModel {
+    let (shape, max) = (1.5, 600.0);
+    HttpModel {
+        think_max_s: max,
+        distributions: HttpDistributions::Parametric(Parametric {
+            think_shape: shape,
+            think_scale_s: pareto_scale_for_mean(HTTP_THINK_MEAN_S, shape, max),
+            primary_mu: 2000f64.ln(),
+            primary_sigma: 1.3,
+            primary_tail_fraction: 0.07,
+            primary_tail_min: 16384.0,
+            primary_tail_shape: 1.2,
+            embedded_mean: 3.0,
+            embedded_mu: 1100f64.ln(),
+            embedded_sigma: 1.5,
+        }),
+        ..default_http_model(mss)
+    }
+}
+
+/// Keys of `kind = "http"` that only `distributions = "parametric"` takes.
+const HTTP_PARAMETRIC_KEYS: &[&str] = &[
+    "think_mean", "think_shape", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
+    "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma",
+];
+
 /// Validates the keys of a `kind = "http"` group and writes the defaults back.
 fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpModel> {
-    let d = default_http_model(mss);
+    let dists = *f.distributions.get_or_insert(HttpDistributionsKey::Mah);
+    let d = match dists {
+        HttpDistributionsKey::Mah => default_http_model(mss),
+        HttpDistributionsKey::Parametric => default_parametric_http_model(mss),
+    };
     let parallel = *f.parallel.get_or_insert(d.parallel);
     if !(1..=32).contains(&parallel) {
         return err(join(path, "parallel"), format!("must be between 1 and 32 connections, got {parallel}"));
     }
+    let positive = |v: f64, key: &str| -> ConfigResult<f64> {
+        if v.is_finite() && v > 0.0 { Ok(v) } else { err(join(path, key), format!("must be positive, got {v}")) }
+    };
+    let think_max = positive(f.think_max.get_or_insert(Duration(Dur::from_secs_f64(d.think_max_s))).0.as_secs_f64(), "think_max")?;
+    let object_max = positive(f.object_max.get_or_insert(Bytes(1048576)).0 as f64, "object_max")?;
+    let request_delay = f.request_delay.map(|d| d.0);
+    let distributions = match dists {
+        HttpDistributionsKey::Mah => {
+            let v = serde_json::to_value(&*f).expect("flow params serialise");
+            if let Some(k) = HTTP_PARAMETRIC_KEYS.iter().find(|k| v.get(**k).is_some()) {
+                return err(
+                    join(path, k),
+                    "not a key of distributions = \"mah\" (Mah's measured CDFs); it needs distributions = \"parametric\"; \
+                     with \"mah\" the browser keys are: parallel, think_max, object_max, request_delay",
+                );
+            }
+            HttpDistributions::Mah
+        }
+        HttpDistributionsKey::Parametric => {
+            let HttpDistributions::Parametric(d) = d.distributions else { unreachable!("parametric defaults") };
+            HttpDistributions::Parametric(parametric(f, &d, think_max, path)?)
+        }
+    };
+    Ok(HttpModel { parallel, think_max_s: think_max, object_max, mss, request_delay, distributions })
+}
+
+/// Validates the keys of `distributions = "parametric"` (defaults `d`) and writes the defaults back.
+fn parametric(f: &mut FlowParams, d: &Parametric, think_max: f64, path: &str) -> ConfigResult<Parametric> {
     let positive = |v: f64, key: &str| -> ConfigResult<f64> {
         if v.is_finite() && v > 0.0 { Ok(v) } else { err(join(path, key), format!("must be positive, got {v}")) }
     };
@@ -659,7 +709,6 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
             err(join(path, key), format!("Pareto shape must be > 1 (finite mean), got {v}"))
         }
     };
-    let think_max = positive(f.think_max.get_or_insert(Duration(Dur::from_secs_f64(d.think_max_s))).0.as_secs_f64(), "think_max")?;
     let think_mean = positive(f.think_mean.get_or_insert(Duration(Dur::from_secs_f64(HTTP_THINK_MEAN_S))).0.as_secs_f64(), "think_mean")?;
     if think_mean >= think_max {
         return err(join(path, "think_mean"), format!("must be shorter than think_max ({think_max} s), got {think_mean} s"));
@@ -685,13 +734,9 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
     if !(embedded_sigma.is_finite() && embedded_sigma >= 0.0) {
         return err(join(path, "embedded_sigma"), format!("must be at least 0, got {embedded_sigma}"));
     }
-    let object_max = positive(f.object_max.get_or_insert(Bytes(1048576)).0 as f64, "object_max")?;
-    let request_delay = f.request_delay.map(|d| d.0);
-    Ok(HttpModel {
-        parallel,
+    Ok(Parametric {
         think_shape,
         think_scale_s: pareto_scale_for_mean(think_mean, think_shape, think_max),
-        think_max_s: think_max,
         primary_mu: primary_median.ln(),
         primary_sigma,
         primary_tail_fraction: tail_fraction,
@@ -700,8 +745,5 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
         embedded_mean,
         embedded_mu: embedded_median.ln(),
         embedded_sigma,
-        object_max,
-        mss,
-        request_delay,
     })
 }

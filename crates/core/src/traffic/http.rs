@@ -9,8 +9,32 @@
 //! initial window. A browser owns `parallel` TCP flows ("connection slots", consecutive flow
 //! ids); each carries one reply at a time via `TcpSender::begin_transfer`.
 //!
-//! **Distributions are stand-ins.** The dissertation gives none, and Mah's empirical CDFs are
-//! not available offline. The defaults below are explicit parametric forms, each a scenario key:
+//! Two sets of distributions, chosen by the scenario key `distributions`:
+//!
+//! **`"mah"` (default): Mah's measured CDFs** (`traffic/mah.rs`, data in
+//! `crates/core/data/mah-httpmodel/`), each sampled by inverse CDF from one uniform draw
+//! (`traffic/empirical.rs`):
+//! * files per page from `HttpConnections` (step: observed counts only); embedded replies =
+//!   files − 1 (mean 2.838 − 1 = 1.838; 51 % of pages have none);
+//! * primary and embedded reply sizes both from `HttpReplyLength` (Mah does not separate them);
+//!   linear interpolation between the table's points (ns-2's INTER_CONTINUOUS), mean 6907 B;
+//! * think time from `HttpThinkTime`, linear, clipped at `think_max`. Unclipped, Mah's think
+//!   times (median 16.2 s, mean 1771 s, up to 86,395 s: they include the gaps between browsing
+//!   sessions) make a browser offer ≈ 20 KB per ~1800 s, 30× below the dissertation's
+//!   calibration. **`think_max` is therefore a calibration, not a measurement**; the spec (§2.4)
+//!   calibrates to its load target, ≈ 370 B/s of reply payload per browser (regression slope
+//!   2.9546 kb/s per browser; 3,000 browsers ≈ 1.1 MB/s ≈ 8.8 Mb/s). Default
+//!   [`MAH_THINK_MAX_S`] = 235 s: 14 % of think times are clipped, the clipped mean is 56.8 s
+//!   (`Empirical::clipped_mean`), a page is 2.838 replies of 7,534 B (in 1448-B segments) = 21.4 KB.
+//!   Calibration runs: 3,000 browsers of `cbt_scenarios.http_group()` (FreeBSD-like Reno of
+//!   `tcp_keys()`: mss 1448 B, initial window 1, delayed ACKs, 10 Mb/s access; the lab's
+//!   Table A.1 RTTs; 60 s start jitter), bottleneck 1 Gb/s, warm-up 1,500 s, 3,600 s measured
+//!   (the dissertation's one-hour runs after 25 min), seeds 1–5, reply payload per browser:
+//!   `think_max` 200 s → 405 B/s (3 seeds), 220 s → 383, 230 s → 373.9 (372.1–375.4),
+//!   **235 s → 369.4 B/s (367.4–371.5; 1.108 MB/s for 3,000)**, 240 s → 365, 260 s → 348.
+//!   Target 369.3 B/s (2.9546 kb/s / 8). Without a clip a browser offers ≈ 12 B/s.
+//!
+//! **`"parametric"`: stand-ins** used before Mah's data was vendored; each parameter is a key:
 //! * primary reply size: lognormal body (median `primary_median` = 2000 B, log-sd
 //!   `primary_sigma` = 1.3) with probability 1 − `primary_tail_fraction` (0.07), otherwise a
 //!   Pareto tail (`primary_tail_min` = 16384 B, shape `primary_tail_shape` = 1.2). The form is
@@ -22,33 +46,62 @@
 //! * embedded reply size: lognormal, median `embedded_median` = 1100 B, log-sd
 //!   `embedded_sigma` = 1.5 (SURGE/Barford–Crovella use lognormal for embedded objects;
 //!   median scaled to the spec's "mostly small (~1 KB) objects").
-//! * every size is clipped to `object_max` = 1 MiB (keeps the means estimable) and rounded up
-//!   to whole segments of `mss` (the simulator's transfers are whole segments).
 //! * user think time: Pareto with shape `think_shape` = 1.5 (SURGE's inactive-OFF shape),
 //!   clipped at `think_max` = 600 s, scaled so that the clipped mean is `think_mean`. The default
-//!   `think_mean` = 60 s is a *calibration*, not a measurement: with the sizes above the default
-//!   browser offers ≈ 370 B/s of reply payload on a fast path, the dissertation's regression
-//!   slope (2.9546 kb/s per browser; 3,000 browsers ≈ 8.8 Mb/s).
-//! * Not modelled: request sizes (requests are a delay only), Mah's "consecutive pages from one
-//!   server" (each slot has its own access link in the dumbbell, so the server choice has no
-//!   effect), persistent connections.
+//!   `think_mean` = 60 s is a calibration: with the sizes above the browser offers ≈ 370 B/s of
+//!   reply payload on a fast path.
+//!
+//! Both: every size is clipped to `object_max` = 1 MiB (keeps the means estimable; Mah's largest
+//! reply is 1.64 MB) and rounded up to whole segments of `mss` (the simulator's transfers are
+//! whole segments; a 0-byte reply, 0.2 % of Mah's, is one segment). Not modelled: request sizes
+//! (a request is a delay only; Mah's `HttpRequestLength`, mean 337 B, would add 0.27 ms at a
+//! 10 Mb/s access rate, small against the path delay), Mah's "consecutive pages from one server"
+//! (`HttpServerStay`: each slot has its own access link in the dumbbell, so the server choice has
+//! no effect), persistent connections.
 
 use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
+use super::mah;
 use crate::engine::{Dur, Rng, Time};
+
+/// Default `think_max` with `distributions = "mah"`, seconds: the calibration of the module doc.
+pub const MAH_THINK_MAX_S: f64 = 235.0;
 
 /// The validated parameters of one `kind = "http"` group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpModel {
     /// Connection slots per browser (concurrent embedded fetches), 1..=32.
     pub parallel: u32,
-    /// Clipped-Pareto think time: shape, scale (derived from the mean) and clip.
+    /// Largest think time, seconds.
+    pub think_max_s: f64,
+    /// Largest object, bytes.
+    pub object_max: f64,
+    /// Segment payload, bytes (the slots' `mss`).
+    pub mss: u32,
+    /// Request delay; `None` = the slot's one-way path delay.
+    pub request_delay: Option<Dur>,
+    /// Where think times, sizes and counts come from.
+    pub distributions: HttpDistributions,
+}
+
+/// The distributions of a browser (module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HttpDistributions {
+    /// Mah's measured CDFs (`traffic/mah.rs`).
+    Mah,
+    /// The parametric stand-ins.
+    Parametric(Parametric),
+}
+
+/// The parametric stand-ins' parameters (module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parametric {
+    /// Clipped-Pareto think time: shape (the scale is derived from the mean, the clip is
+    /// `HttpModel::think_max_s`).
     pub think_shape: f64,
     /// Pareto scale (minimum think time), seconds.
     pub think_scale_s: f64,
-    /// Largest think time, seconds.
-    pub think_max_s: f64,
     /// Primary size lognormal body: ln(median) and sigma.
     pub primary_mu: f64,
     /// Log-sd of the primary body.
@@ -65,12 +118,6 @@ pub struct HttpModel {
     pub embedded_mu: f64,
     /// Log-sd of embedded sizes.
     pub embedded_sigma: f64,
-    /// Largest object, bytes.
-    pub object_max: f64,
-    /// Segment payload, bytes (the slots' `mss`).
-    pub mss: u32,
-    /// Request delay; `None` = the slot's one-way path delay.
-    pub request_delay: Option<Dur>,
 }
 
 /// Mean of min(X, max) for X ~ Pareto(scale, shape), shape > 1.
@@ -109,32 +156,51 @@ impl HttpModel {
     fn segments(&self, bytes: f64) -> u32 {
         (bytes.min(self.object_max) / self.mss as f64).ceil().max(1.0) as u32
     }
-    /// A think time.
+    /// A think time. One draw with Mah's table; parametric as before (one draw).
     pub fn draw_think(&self, rng: &mut Rng) -> Dur {
-        Dur::from_secs_f64(pareto(rng, self.think_scale_s, self.think_shape).min(self.think_max_s))
+        let s = match &self.distributions {
+            HttpDistributions::Mah => mah::think_time().sample(rng.gen::<f64>()),
+            HttpDistributions::Parametric(p) => pareto(rng, p.think_scale_s, p.think_shape),
+        };
+        Dur::from_secs_f64(s.min(self.think_max_s))
     }
     /// A primary reply, segments.
     pub fn draw_primary(&self, rng: &mut Rng) -> u32 {
-        let b = if rng.gen::<f64>() < self.primary_tail_fraction {
-            pareto(rng, self.primary_tail_min, self.primary_tail_shape)
-        } else {
-            lognormal(rng, self.primary_mu, self.primary_sigma)
+        let b = match &self.distributions {
+            HttpDistributions::Mah => mah::reply_length().sample(rng.gen::<f64>()),
+            HttpDistributions::Parametric(p) => {
+                if rng.gen::<f64>() < p.primary_tail_fraction {
+                    pareto(rng, p.primary_tail_min, p.primary_tail_shape)
+                } else {
+                    lognormal(rng, p.primary_mu, p.primary_sigma)
+                }
+            }
         };
         self.segments(b)
     }
     /// Embedded objects of a page.
     pub fn draw_embedded_count(&self, rng: &mut Rng) -> u32 {
-        if self.embedded_mean <= 0.0 {
-            return 0;
+        match &self.distributions {
+            // Files per page, primary included: ≥ 1 in the table.
+            HttpDistributions::Mah => mah::connections().sample(rng.gen::<f64>()) as u32 - 1,
+            HttpDistributions::Parametric(p) => {
+                if p.embedded_mean <= 0.0 {
+                    return 0;
+                }
+                // Geometric on {0, 1, ...}: P(k) = p(1-p)^k, mean (1-p)/p.
+                let q = 1.0 / (1.0 + p.embedded_mean);
+                let u: f64 = 1.0 - rng.gen::<f64>();
+                (u.ln() / (1.0 - q).ln()).floor().min(10_000.0) as u32
+            }
         }
-        // Geometric on {0, 1, ...}: P(k) = p(1-p)^k, mean (1-p)/p.
-        let p = 1.0 / (1.0 + self.embedded_mean);
-        let u: f64 = 1.0 - rng.gen::<f64>();
-        (u.ln() / (1.0 - p).ln()).floor().min(10_000.0) as u32
     }
     /// An embedded reply, segments.
     pub fn draw_embedded(&self, rng: &mut Rng) -> u32 {
-        self.segments(lognormal(rng, self.embedded_mu, self.embedded_sigma))
+        let b = match &self.distributions {
+            HttpDistributions::Mah => mah::reply_length().sample(rng.gen::<f64>()),
+            HttpDistributions::Parametric(p) => lognormal(rng, p.embedded_mu, p.embedded_sigma),
+        };
+        self.segments(b)
     }
 }
 
@@ -246,11 +312,20 @@ mod tests {
         crate::scenario::validate::default_http_model(1460)
     }
 
+    fn parametric_model() -> HttpModel {
+        crate::scenario::validate::default_parametric_http_model(1460)
+    }
+
+    fn with_think_scale(m: HttpModel, k: f64) -> HttpModel {
+        let HttpDistributions::Parametric(p) = m.distributions else { panic!("parametric") };
+        HttpModel { distributions: HttpDistributions::Parametric(Parametric { think_scale_s: k, ..p }), ..m }
+    }
+
     #[test]
     fn clipped_pareto_scale_recovers_the_mean() {
         let k = pareto_scale_for_mean(50.0, 1.5, 600.0);
         assert!((clipped_pareto_mean(k, 1.5, 600.0) - 50.0).abs() < 1e-6);
-        let m = HttpModel { think_scale_s: k, ..default_model() };
+        let m = with_think_scale(parametric_model(), k);
         let mut rng = stream(3, StreamId::Flow(0));
         let n = 400_000;
         let mean = (0..n).map(|_| m.draw_think(&mut rng).as_secs_f64()).sum::<f64>() / n as f64;
@@ -260,7 +335,7 @@ mod tests {
 
     #[test]
     fn embedded_counts_are_geometric_with_the_mean() {
-        let m = default_model();
+        let m = parametric_model();
         let mut rng = stream(4, StreamId::Flow(0));
         let n = 200_000;
         let draws: Vec<u32> = (0..n).map(|_| m.draw_embedded_count(&mut rng)).collect();
@@ -270,11 +345,9 @@ mod tests {
         assert!((zeros - 0.25).abs() < 0.005, "P(0) = {zeros}");
     }
 
-    /// Mean page payload of the default model (Monte Carlo), printed for the calibration.
-    #[test]
-    fn default_page_size() {
-        let m = default_model();
-        let mut rng = stream(5, StreamId::Flow(0));
+    /// Mean page payload (Monte Carlo): (primary mean, embedded bytes per page), bytes.
+    fn page_size(m: &HttpModel, seed: u64) -> (f64, f64) {
+        let mut rng = stream(seed, StreamId::Flow(0));
         let n = 400_000;
         let (mut prim, mut emb) = (0u64, 0u64);
         for _ in 0..n {
@@ -284,9 +357,61 @@ mod tests {
             }
         }
         let mss = m.mss as f64;
-        let (p, e) = (prim as f64 * mss / n as f64, emb as f64 * mss / n as f64);
+        (prim as f64 * mss / n as f64, emb as f64 * mss / n as f64)
+    }
+
+    #[test]
+    fn parametric_page_size() {
+        let (p, e) = page_size(&parametric_model(), 5);
         eprintln!("mean primary {p:.0} B, embedded per page {e:.0} B, page {:.0} B", p + e);
         assert!(p > 4000.0 && p < 16000.0, "primary mean {p}");
+    }
+
+    /// With Mah's tables a page is 2.838 replies (HttpConnections mean) of Mah's reply sizes
+    /// clipped at 1 MiB and rounded up to 1460-B segments: 7550 B per reply, a number of this
+    /// table computed by `mah_reply_segment_mean` below, so the embedded bytes per page are
+    /// 1.838 × 7550 = 13,877 B.
+    #[test]
+    fn mah_page_size_is_the_tables_means() {
+        let m = default_model();
+        let reply = mah_reply_segment_mean(&m);
+        assert!((reply - 7549.6).abs() < 0.5, "reply mean {reply}");
+        let (p, e) = page_size(&m, 5);
+        eprintln!("mean primary {p:.0} B, embedded per page {e:.0} B, page {:.0} B", p + e);
+        // Reply sd 31 KB (clipped, in segments; Monte Carlo): standard error of the primary mean
+        // over 4·10^5 pages 49 B; the embedded bytes per page have sd ≈ 52 KB (page sd 60.5 KB,
+        // Monte Carlo), standard error 83 B. Bounds are 5 σ.
+        assert!((p - reply).abs() < 245.0, "primary mean {p} vs {reply}");
+        assert!((e - 1.838 * reply).abs() < 415.0, "embedded per page {e} vs {}", 1.838 * reply);
+    }
+
+    /// Exact mean reply payload in segments × mss: Σ over segment counts k of k·mss·P(k), from
+    /// the inverse CDF (P(k) = the u-measure where ⌈min(x(u), object_max)/mss⌉ = k), by fine
+    /// quadrature in u (10^6 midpoints; each u-cell moves the mean by < mss·10⁻⁶).
+    fn mah_reply_segment_mean(m: &HttpModel) -> f64 {
+        let n = 1_000_000;
+        let r = mah::reply_length();
+        (0..n).map(|i| m.segments(r.sample((i as f64 + 0.5) / n as f64)) as f64).sum::<f64>() * m.mss as f64 / n as f64
+    }
+
+    #[test]
+    fn mah_counts_and_think_times_come_from_the_tables() {
+        let m = HttpModel { think_max_s: 100.0, ..default_model() };
+        let mut rng = stream(6, StreamId::Flow(0));
+        let n = 200_000;
+        let counts: Vec<u32> = (0..n).map(|_| m.draw_embedded_count(&mut rng)).collect();
+        // HttpConnections: P(1 file) = 739/1444 = 0.5118; mean files 2.838 → embedded 1.838.
+        let zeros = counts.iter().filter(|&&k| k == 0).count() as f64 / n as f64;
+        assert!((zeros - 0.5118).abs() < 0.006, "P(0) = {zeros}"); // se 0.0011
+        let mean = counts.iter().map(|&k| k as f64).sum::<f64>() / n as f64;
+        assert!((mean - 1.838).abs() < 0.04, "mean {mean}"); // sd ≈ 3.9: se 0.009
+        assert_eq!(counts.iter().max(), Some(&64));
+        let think: Vec<f64> = (0..n).map(|_| m.draw_think(&mut rng).as_secs_f64()).collect();
+        assert!(think.iter().all(|&t| (1.005..=100.0).contains(&t)));
+        let mean = think.iter().sum::<f64>() / n as f64;
+        let want = mah::think_time().clipped_mean(100.0);
+        // Clipped at 100 s: sd < 40 s, se < 0.09 s.
+        assert!((mean - want).abs() < 0.45, "think mean {mean} vs {want}");
     }
 
     #[test]
@@ -363,9 +488,14 @@ start_jitter = "1s"
     }
 
     /// Offered load per browser on a fast path, the calibration target of 370 B/s (spec §2.4:
-    /// 2.9546 kb/s per browser). 1000 browsers × 500 measured s ≈ 9,000 pages; the page size has
-    /// a coefficient of variation of ≈ 3 (Pareto tail clipped at 1 MiB), so the sampling error
-    /// of the mean is ≈ 3/√9000 ≈ 3 %, plus think-time count noise: ±15 % is > 4 σ.
+    /// 2.9546 kb/s per browser), with Mah's tables and the calibrated `think_max`. 1000 browsers
+    /// × 500 measured s ≈ 8,600 pages of mean 21.4 KB; the page size has a coefficient of
+    /// variation of 2.83 (Monte Carlo of the tables, replies clipped at 1 MiB), so the sampling
+    /// error of the mean is ≈ 2.83/√8600 ≈ 3 %, plus think-time count noise: ±15 % is > 4 σ.
+    /// The calibration itself used the lab's FreeBSD-like TCP keys (module doc); these are the
+    /// simulator's defaults (shorter response times). This run gives 342.8 B/s; the same
+    /// scenario with a 1,500-s warm-up and 3,600 s measured gives 379.5 B/s (the 100-s warm-up
+    /// still carries the synchronised start).
     #[test]
     fn default_browser_offers_about_370_bytes_per_second() {
         let out = run(&scenario(1000, "600s", ""));
@@ -377,9 +507,23 @@ start_jitter = "1s"
         assert!(pages > 5000, "pages {pages}");
     }
 
+    /// The same for the parametric stand-ins (their own calibration, `think_mean` = 60 s).
+    /// 1000 browsers × 500 measured s ≈ 9,000 pages; the page size has a coefficient of
+    /// variation of ≈ 3 (Pareto tail clipped at 1 MiB), so the sampling error of the mean is
+    /// ≈ 3/√9000 ≈ 3 %, plus think-time count noise: ±15 % is > 4 σ.
+    #[test]
+    fn parametric_browser_offers_about_370_bytes_per_second() {
+        let out = run(&scenario(1000, "600s", "distributions = \"parametric\""));
+        let goodput = out.summary["aggregate"]["goodput_bps"].as_f64().unwrap();
+        let per_browser = goodput / 8.0 / 1000.0;
+        eprintln!("offered load per browser {per_browser:.1} B/s ({:.3} kb/s)", per_browser * 8e-3);
+        assert!((per_browser - 370.0).abs() < 0.15 * 370.0, "per browser {per_browser} B/s");
+    }
+
     #[test]
     fn transfers_respect_the_page_order_and_parallelism() {
-        let out = run(&scenario(20, "400s", "parallel = 2\nthink_mean = \"5s\""));
+        // Think times clipped at 5 s (Mah's median is 16 s): many pages per browser.
+        let out = run(&scenario(20, "400s", "parallel = 2\nthink_max = \"5s\""));
         let t = &out.series.transfers;
         assert!(t.len() > 200, "transfers {}", t.len());
         // Per browser (flows 2b, 2b+1), never more than 2 transfers overlap.
@@ -395,12 +539,14 @@ start_jitter = "1s"
 
     #[test]
     fn same_seed_same_result() {
-        let text = scenario(50, "200s", "think_mean = \"5s\"");
-        let (a, b) = (run(&text), run(&text));
-        assert_eq!(a.summary["flows"], b.summary["flows"]);
-        assert_eq!(a.series.transfers, b.series.transfers);
-        let c = run(&text.replace("seed = 7", "seed = 8"));
-        assert_ne!(a.series.transfers, c.series.transfers);
+        for extra in ["think_max = \"5s\"", "distributions = \"parametric\"\nthink_mean = \"5s\""] {
+            let text = scenario(50, "200s", extra);
+            let (a, b) = (run(&text), run(&text));
+            assert_eq!(a.summary["flows"], b.summary["flows"], "{extra}");
+            assert_eq!(a.series.transfers, b.series.transfers, "{extra}");
+            let c = run(&text.replace("seed = 7", "seed = 8"));
+            assert_ne!(a.series.transfers, c.series.transfers, "{extra}");
+        }
     }
 
     #[test]
@@ -411,16 +557,58 @@ start_jitter = "1s"
         };
         assert!(bad("", 0).contains("flows[0].count") && bad("", 0).contains("HTTP needs at least one browser"));
         assert!(bad("parallel = 0", 1).contains("flows[0].parallel"));
-        assert!(bad("think_mean = \"0s\"", 1).contains("flows[0].think_mean"));
-        assert!(bad("think_shape = 1.0", 1).contains("flows[0].think_shape"));
-        assert!(bad("primary_tail_shape = 0.9", 1).contains("flows[0].primary_tail_shape"));
-        assert!(bad("embedded_median = \"0B\"", 1).contains("flows[0].embedded_median"));
+        assert!(bad("think_max = \"0s\"", 1).contains("flows[0].think_max"));
+        assert!(bad("object_max = \"0B\"", 1).contains("flows[0].object_max"));
+        let par = |extra: &str| bad(&format!("distributions = \"parametric\"\n{extra}"), 1);
+        assert!(par("think_mean = \"0s\"").contains("flows[0].think_mean"));
+        assert!(par("think_mean = \"700s\"").contains("must be shorter than think_max (600 s)"));
+        assert!(par("think_shape = 1.0").contains("flows[0].think_shape"));
+        assert!(par("primary_tail_shape = 0.9").contains("flows[0].primary_tail_shape"));
+        assert!(par("embedded_median = \"0B\"").contains("flows[0].embedded_median"));
         assert!(bad("size = \"10kB\"", 1).contains("flows[0].size"));
         assert!(bad("rate = \"1Mbps\"", 1).contains("flows[0].rate"));
-        // Defaults are echoed.
+        let e = bad("distributions = \"ns2\"", 1);
+        assert!(e.contains("flows[0].distributions") && e.contains("mah") && e.contains("parametric"), "{e}");
+    }
+
+    /// The parametric keys are rejected with Mah's tables (the default), naming the key and
+    /// what to do.
+    #[test]
+    fn parametric_keys_are_rejected_with_mah() {
+        for (key, value) in [
+            ("think_mean", "\"60s\""),
+            ("think_shape", "1.5"),
+            ("primary_median", "\"2000B\""),
+            ("primary_sigma", "1.3"),
+            ("primary_tail_fraction", "0.07"),
+            ("primary_tail_min", "\"16384B\""),
+            ("primary_tail_shape", "1.2"),
+            ("embedded_mean", "3"),
+            ("embedded_median", "\"1100B\""),
+            ("embedded_sigma", "1.5"),
+        ] {
+            for dist in ["", "distributions = \"mah\"\n"] {
+                let text = scenario(1, "200s", &format!("{dist}{key} = {value}"));
+                let e = load(&text, Format::Toml).err().expect("rejected").to_string();
+                assert!(e.contains(&format!("flows[0].{key}")), "{e}");
+                assert!(e.contains("not a key of distributions = \"mah\"") && e.contains("distributions = \"parametric\""), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_echoed() {
         let sc = load(&scenario(3, "200s", ""), Format::Toml).unwrap();
-        assert_eq!(sc.echo["flows"][0]["parallel"], 4);
-        assert!(sc.echo["flows"][0]["think_mean"].is_string());
+        let f = &sc.echo["flows"][0];
+        assert_eq!((f["distributions"].as_str(), f["parallel"].as_u64()), (Some("mah"), Some(4)));
+        assert_eq!(f["think_max"].as_str(), Some("235s"));
+        assert!(f.get("think_mean").is_none() && f.get("primary_median").is_none());
         assert_eq!(sc.flows.len(), 12);
+        let sc = load(&scenario(3, "200s", "distributions = \"parametric\""), Format::Toml).unwrap();
+        let f = &sc.echo["flows"][0];
+        assert_eq!((f["think_max"].as_str(), f["think_mean"].as_str()), (Some("600s"), Some("60s")));
+        // The echo is itself a valid scenario with the same model.
+        let again = load(&serde_json::to_string(&sc.echo).unwrap(), Format::Json).unwrap();
+        assert_eq!(again.http_models, sc.http_models);
     }
 }

@@ -2,7 +2,9 @@
 //! transfer plans.
 
 pub mod activity;
+pub mod empirical;
 pub mod http;
+pub mod mah;
 pub mod mpeg;
 pub mod proshare;
 pub mod transfers;
