@@ -5,13 +5,8 @@ of `cbt_scenarios`, in the multimedia period (TCP + multimedia) and the blast pe
 blast). The claims are the dissertation's qualitative orderings and stated numbers (spec
 `seed000-cbt-evaluation.md` §5.15, §5.1–5.11); each criterion is written next to the claim.
 
-<<<<<<< HEAD
 Also Ch. IV §5's predictability experiments (`cbt_predictability`), the App. B parameter sweeps
 (`cbt_appendix_b`) and the Ch. V figures one for one (`cbt_figures`).
-=======
-Also Ch. IV §5's predictability experiments (`cbt_predictability`). Not yet reproduced (issue #3
-stays open): the App. B sweeps.
->>>>>>> http2
 """
 
 from __future__ import annotations
@@ -112,45 +107,11 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
     return names
 
 
-<<<<<<< HEAD
-HTTP_NOTE = ("Not investigated yet. The HTTP mixes use our stand-in browser (lognormal/Pareto sizes, a 60 s think time "
-             "calibrated to the dissertation's load per browser, 4 parallel connections per browser; "
-             "`crates/core/src/traffic/http.rs`), not the lab's Mah model, so they load the queue differently: "
-             "plausibly far more concurrently active connections (which shrinks FRED's per-flow share below an MPEG "
-=======
-def timeseries_figure(mix: str, seed: int, out: Path, workers: int | None, quiet: bool) -> str:
-    """Figs. 5.3-5.17 style: 1-s class throughputs of one representative run per algorithm."""
-    def scenario(alg: str) -> dict[str, Any]:
-        sc = S.scenario(mix, alg, "blast", seed)
-        sc["run"]["warmup"] = "20s"
-        sc["output"]["per_flow_timeseries"] = True
-        return sc
-
-    runs = run_jobs([Job(scenario(a), {"algorithm": a}) for a in S.ALGORITHMS],
-                    lambda r: {"series": cbt_predictability.class_series(r)}, workers=workers, desc="time series", quiet=quiet)
-    fig, axes = plt.subplots(1, len(runs), figsize=(4 * len(runs), 3.6), sharey=True)
-    for ax, r in zip(axes, runs):
-        ser = r["series"].set_index("time_s")
-        for cls in ("tcp", "mm", "other"):
-            ax.plot(ser.index, ser[cls], label=cls, lw=0.9)
-        ax.axvspan(*S.PERIODS["blast"], color="grey", alpha=0.1)
-        ax.set(title=r["algorithm"], xlabel="time (s)")
-    axes[0].set_ylabel("KB/s (1-s means)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"{mix}: class throughput, one run per algorithm (shaded: blast measurement period)")
-    fig.tight_layout()
-    name = f"cbt_timeseries_{mix}.png"
-    fig.savefig(out / name, dpi=100)
-    plt.close(fig)
-    return name
-
-
 HTTP_NOTE = ("Not investigated yet. The HTTP mixes use Mah's measured distributions, but with think times clipped "
              "at 235 s (calibrated to the dissertation's load per browser), 4 parallel connections per browser, one "
              "server per browser, no connection handshake and a 120 s warm-up where the lab ran 25 min "
              "(`crates/core/src/traffic/http.rs`, `cbt_scenarios.py`), so they may load the queue differently: "
              "plausibly more concurrently active connections (which shrinks FRED's per-flow share below an MPEG "
->>>>>>> http2
              "I-frame burst) and burstier TCP arrivals against the small multimedia thresholds of Table 5.3 (6.7 packets). "
              "The BULK mixes, whose traffic the dissertation specifies precisely, are the stronger test.")
 
@@ -276,18 +237,11 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
         "`python/aqmlab/repro/cbt_scenarios.py` (Tables 5.1, 5.3, 5.4; 360 BULK flows; MPEG and Proshare are the "
         "spec's synthetic substitutes for the traces).",
         "",
-<<<<<<< HEAD
-        "HTTP is a Mah-style browser with stand-in distributions (`kind = \"http\"`, `crates/core/src/traffic/http.rs`), "
-        "calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a 120 s warm-up "
-        "(the dissertation: 25 min). Ch. IV §5's latency control (Table 4.5) and borrowing experiment (Table 4.8) are "
-        "claims IV-* (`cbt_predictability.py`); the App. B parameter sweeps have their own section and claims table "
-        "below (`cbt_appendix_b.py`); the Ch. V figures, one for one, close the report (`cbt_figures.py`).",
-=======
         "HTTP is a browser with Mah's measured distributions (`kind = \"http\"`, `crates/core/src/traffic/http.rs`), "
-        "its think-time clip calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a 120 s warm-up "
-        "(the dissertation: 25 min). **Not yet reproduced:** the App. B sweeps. Ch. IV §5's latency control (Table 4.5) and "
-        "borrowing experiment (Table 4.8) are below (claims IV-*; `cbt_predictability.py`).",
->>>>>>> http2
+        "its think-time clip calibrated to the dissertation's 2.95 kb/s per browser; HTTP mixes start measuring after a "
+        "120 s warm-up (the dissertation: 25 min). Ch. IV §5's latency control (Table 4.5) and borrowing experiment "
+        "(Table 4.8) are claims IV-* (`cbt_predictability.py`); the App. B parameter sweeps have their own section and "
+        "claims table below (`cbt_appendix_b.py`); the Ch. V figures, one for one, close the report (`cbt_figures.py`).",
         "",
         f"**Ch. IV–V: {held} of {len(cl)} claims hold, {failed} do not. App. B: "
         f"{sum(c.holds is True for c in appendix_claims)} of {len(appendix_claims)} hold, "
