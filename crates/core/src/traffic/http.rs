@@ -66,7 +66,7 @@ use super::mah;
 use crate::engine::{Dur, Rng, Time};
 
 /// Default `think_max` with `distributions = "mah"`, seconds: the calibration of the module doc.
-pub const MAH_THINK_MAX_S: f64 = 235.0;
+pub const MAH_THINK_MAX_S: f64 = 192.0;
 
 /// The validated parameters of one `kind = "http"` group.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +83,19 @@ pub struct HttpModel {
     pub request_delay: Option<Dur>,
     /// Where think times, sizes and counts come from.
     pub distributions: HttpDistributions,
+    /// How a browser's first think period is drawn (scenario key `start_mode`).
+    pub start: HttpStart,
+}
+
+/// How a browser begins, at its flow start (module doc, "Start").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HttpStart {
+    /// Mid-think, in the renewal process's equilibrium: the first think is a residual life
+    /// V·T* (T* length-biased, V uniform), so the aggregate offers its steady load at once.
+    Stationary,
+    /// A fresh think time: all browsers begin a think period at their start (within
+    /// `start_jitter`), and the aggregate load rings for minutes.
+    Synchronized,
 }
 
 /// The distributions of a browser (module doc).
@@ -142,6 +155,26 @@ pub fn pareto_scale_for_mean(mean: f64, shape: f64, max: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
+/// A draw of the length-biased distribution of T = min(X, max), X ~ Pareto(scale, shape), from
+/// two uniforms (`u` picks the part, `v` the value in it). T has density shape·scale^shape·t^−(shape+1)
+/// on [scale, max) and an atom (scale/max)^shape at max; length-biased, the continuous part
+/// has weight shape·scale^shape·(scale^(1−shape) − max^(1−shape))/(shape − 1) and density ∝
+/// t^−shape (inverted in closed form), the atom weight max·(scale/max)^shape; the two sum to
+/// [`clipped_pareto_mean`].
+pub fn clipped_pareto_length_biased(scale: f64, shape: f64, max: f64, u: f64, v: f64) -> f64 {
+    if max <= scale {
+        return max;
+    }
+    let e = 1.0 - shape; // < 0
+    let continuous = shape * scale.powf(shape) * (scale.powf(e) - max.powf(e)) / (shape - 1.0);
+    let atom = max * (scale / max).powf(shape);
+    if u * (continuous + atom) < continuous {
+        (scale.powf(e) - v * (scale.powf(e) - max.powf(e))).powf(1.0 / e)
+    } else {
+        max
+    }
+}
+
 fn pareto(rng: &mut Rng, scale: f64, shape: f64) -> f64 {
     let u: f64 = 1.0 - rng.gen::<f64>(); // (0, 1]
     scale / u.powf(1.0 / shape)
@@ -153,8 +186,15 @@ fn lognormal(rng: &mut Rng, mu: f64, sigma: f64) -> f64 {
 }
 
 impl HttpModel {
-    fn segments(&self, bytes: f64) -> u32 {
-        (bytes.min(self.object_max) / self.mss as f64).ceil().max(1.0) as u32
+    /// A drawn size as a reply: clipped at `object_max`, rounded to the nearest whole byte, at
+    /// least 1 byte (a 0-byte reply, 0.2 % of Mah's, carries 1 byte: the simulator's transfers
+    /// carry at least one segment with a payload).
+    pub fn reply_bytes(&self, drawn: f64) -> u64 {
+        drawn.min(self.object_max).round().max(1.0) as u64
+    }
+    /// Segments of a reply of `bytes`: ⌈bytes / mss⌉ (what `transfers.csv` counts).
+    pub fn segments(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(u64::from(self.mss)).max(1).min(u64::from(u32::MAX)) as u32
     }
     /// A think time. One draw with Mah's table; parametric as before (one draw).
     pub fn draw_think(&self, rng: &mut Rng) -> Dur {
@@ -164,8 +204,22 @@ impl HttpModel {
         };
         Dur::from_secs_f64(s.min(self.think_max_s))
     }
-    /// A primary reply, segments.
-    pub fn draw_primary(&self, rng: &mut Rng) -> u32 {
+    /// The first think time of a browser (module doc, "Start"). `Synchronized`: [`Self::draw_think`].
+    /// `Stationary`: the residual life V·T*, T* length-biased from the clipped think-time
+    /// distribution; three draws (piece, value in it, V).
+    pub fn draw_first_think(&self, rng: &mut Rng) -> Dur {
+        if self.start == HttpStart::Synchronized {
+            return self.draw_think(rng);
+        }
+        let (u, v, w): (f64, f64, f64) = (rng.gen(), rng.gen(), rng.gen());
+        let t = match &self.distributions {
+            HttpDistributions::Mah => mah::think_time().length_biased_sample(self.think_max_s, u, v),
+            HttpDistributions::Parametric(p) => clipped_pareto_length_biased(p.think_scale_s, p.think_shape, self.think_max_s, u, v),
+        };
+        Dur::from_secs_f64(w * t.min(self.think_max_s))
+    }
+    /// A primary reply, bytes.
+    pub fn draw_primary(&self, rng: &mut Rng) -> u64 {
         let b = match &self.distributions {
             HttpDistributions::Mah => mah::reply_length().sample(rng.gen::<f64>()),
             HttpDistributions::Parametric(p) => {
@@ -176,7 +230,7 @@ impl HttpModel {
                 }
             }
         };
-        self.segments(b)
+        self.reply_bytes(b)
     }
     /// Embedded objects of a page.
     pub fn draw_embedded_count(&self, rng: &mut Rng) -> u32 {
@@ -194,13 +248,13 @@ impl HttpModel {
             }
         }
     }
-    /// An embedded reply, segments.
-    pub fn draw_embedded(&self, rng: &mut Rng) -> u32 {
+    /// An embedded reply, bytes.
+    pub fn draw_embedded(&self, rng: &mut Rng) -> u64 {
         let b = match &self.distributions {
             HttpDistributions::Mah => mah::reply_length().sample(rng.gen::<f64>()),
             HttpDistributions::Parametric(p) => lognormal(rng, p.embedded_mu, p.embedded_sigma),
         };
-        self.segments(b)
+        self.reply_bytes(b)
     }
 }
 
@@ -259,8 +313,8 @@ impl Browser {
         self.busy.count_ones()
     }
 
-    /// Think time over: requests the primary reply. Returns (slot, segments).
-    pub fn wake(&mut self, m: &HttpModel, now: Time) -> (u32, u32) {
+    /// Think time over: requests the primary reply. Returns (slot, reply bytes).
+    pub fn wake(&mut self, m: &HttpModel, now: Time) -> (u32, u64) {
         debug_assert_eq!(self.phase, Phase::Thinking);
         debug_assert_eq!(self.busy, 0);
         self.phase = Phase::Primary;
@@ -269,7 +323,7 @@ impl Browser {
         (0, m.draw_primary(&mut self.rng))
     }
 
-    /// Slot `slot` finished its reply at `now`. Appends the replies to start, (slot, segments),
+    /// Slot `slot` finished its reply at `now`. Appends the replies to start, (slot, bytes),
     /// to `start`; returns the next wake-up time when the page is complete.
     pub fn transfer_done(
         &mut self,
@@ -277,7 +331,7 @@ impl Browser {
         now: Time,
         slot: u32,
         warmup: Time,
-        start: &mut Vec<(u32, u32)>,
+        start: &mut Vec<(u32, u64)>,
     ) -> Option<Time> {
         debug_assert!(self.busy & (1 << slot) != 0, "slot {slot} was not busy");
         self.busy &= !(1 << slot);
@@ -351,13 +405,12 @@ mod tests {
         let n = 400_000;
         let (mut prim, mut emb) = (0u64, 0u64);
         for _ in 0..n {
-            prim += m.draw_primary(&mut rng) as u64;
+            prim += m.draw_primary(&mut rng);
             for _ in 0..m.draw_embedded_count(&mut rng) {
-                emb += m.draw_embedded(&mut rng) as u64;
+                emb += m.draw_embedded(&mut rng);
             }
         }
-        let mss = m.mss as f64;
-        (prim as f64 * mss / n as f64, emb as f64 * mss / n as f64)
+        (prim as f64 / n as f64, emb as f64 / n as f64)
     }
 
     #[test]
@@ -368,30 +421,47 @@ mod tests {
     }
 
     /// With Mah's tables a page is 2.838 replies (HttpConnections mean) of Mah's reply sizes
-    /// clipped at 1 MiB and rounded up to 1460-B segments: 7550 B per reply, a number of this
-    /// table computed by `mah_reply_segment_mean` below, so the embedded bytes per page are
-    /// 1.838 × 7550 = 13,877 B.
+    /// clipped at 1 MiB and rounded to whole bytes: 6720.9 B per reply (the table's clipped mean,
+    /// `Empirical::clipped_mean(1 MiB)` = 6720.4 B, plus the rounding of the 0-byte replies to
+    /// 1 B and to nearest whole bytes; exact by `mah_reply_byte_mean` below), so the embedded
+    /// bytes per page are 1.838 × 6720.9 = 12,353 B.
     #[test]
     fn mah_page_size_is_the_tables_means() {
         let m = default_model();
-        let reply = mah_reply_segment_mean(&m);
-        assert!((reply - 7549.6).abs() < 0.5, "reply mean {reply}");
+        let reply = mah_reply_byte_mean(&m);
+        let clipped = mah::reply_length().clipped_mean(m.object_max);
+        assert!((reply - clipped).abs() < 1.0, "reply mean {reply} vs clipped table mean {clipped}");
+        assert!((reply - 6720.9).abs() < 0.5, "reply mean {reply}");
         let (p, e) = page_size(&m, 5);
         eprintln!("mean primary {p:.0} B, embedded per page {e:.0} B, page {:.0} B", p + e);
-        // Reply sd 31 KB (clipped, in segments; Monte Carlo): standard error of the primary mean
-        // over 4·10^5 pages 49 B; the embedded bytes per page have sd ≈ 52 KB (page sd 60.5 KB,
-        // Monte Carlo), standard error 83 B. Bounds are 5 σ.
+        // Reply sd ≈ 31 KB (clipped): standard error of the primary mean over 4·10^5 pages
+        // 49 B; the embedded bytes per page have sd ≈ 52 KB, standard error 83 B (the sd's of
+        // the whole-segment sizes, which differ from these by < mss). Bounds are 5 σ.
         assert!((p - reply).abs() < 245.0, "primary mean {p} vs {reply}");
         assert!((e - 1.838 * reply).abs() < 415.0, "embedded per page {e} vs {}", 1.838 * reply);
     }
 
-    /// Exact mean reply payload in segments × mss: Σ over segment counts k of k·mss·P(k), from
-    /// the inverse CDF (P(k) = the u-measure where ⌈min(x(u), object_max)/mss⌉ = k), by fine
-    /// quadrature in u (10^6 midpoints; each u-cell moves the mean by < mss·10⁻⁶).
-    fn mah_reply_segment_mean(m: &HttpModel) -> f64 {
+    /// Exact mean reply payload in bytes: the integral over u of the drawn reply
+    /// (`reply_bytes(x(u))`, clipped, rounded, ≥ 1), by fine quadrature in u (10^6 midpoints).
+    fn mah_reply_byte_mean(m: &HttpModel) -> f64 {
         let n = 1_000_000;
         let r = mah::reply_length();
-        (0..n).map(|i| m.segments(r.sample((i as f64 + 0.5) / n as f64)) as f64).sum::<f64>() * m.mss as f64 / n as f64
+        (0..n).map(|i| m.reply_bytes(r.sample((i as f64 + 0.5) / n as f64)) as f64).sum::<f64>() / n as f64
+    }
+
+    #[test]
+    fn replies_are_whole_bytes_clipped_and_at_least_one() {
+        let m = HttpModel { object_max: 10_000.0, ..default_model() };
+        assert_eq!(m.reply_bytes(0.0), 1); // Mah's 0-byte replies carry 1 byte
+        assert_eq!(m.reply_bytes(0.4), 1);
+        assert_eq!(m.reply_bytes(299.6), 300);
+        assert_eq!(m.reply_bytes(25_000.0), 10_000);
+        assert_eq!((m.segments(1), m.segments(1460), m.segments(1461), m.segments(10_000)), (1, 1, 2, 7));
+        // ~1/3 of Mah's replies are under 1000 B (exact quantile of the table: F(1000 B) = 0.337).
+        let mut rng = stream(8, StreamId::Flow(0));
+        let n = 100_000;
+        let small = (0..n).filter(|_| m.draw_embedded(&mut rng) < 1000).count() as f64 / n as f64;
+        assert!((small - 0.337).abs() < 0.0075, "P(reply < 1000 B) = {small}"); // se 0.0015
     }
 
     #[test]
@@ -414,6 +484,48 @@ mod tests {
         assert!((mean - want).abs() < 0.45, "think mean {mean} vs {want}");
     }
 
+    /// Fraction of `n` first think times at or below each of `at` (seconds).
+    fn first_think_cdf(m: &HttpModel, seed: u64, at: &[f64]) -> Vec<f64> {
+        let mut rng = stream(seed, StreamId::Flow(0));
+        let n = 400_000;
+        let d: Vec<f64> = (0..n).map(|_| m.draw_first_think(&mut rng).as_secs_f64()).collect();
+        assert!(d.iter().all(|&t| (0.0..=m.think_max_s).contains(&t)));
+        at.iter().map(|&x| d.iter().filter(|&&t| t <= x).count() as f64 / n as f64).collect()
+    }
+
+    /// Stationary start: the first think is the equilibrium residual life R of the clipped think
+    /// time T, P(R ≤ r) = E[min(T, r)] / E[T] (renewal theory; E[min(T, r)] is
+    /// `Empirical::clipped_mean` and `clipped_pareto_mean`). Standard error of each fraction
+    /// ≤ 0.0008 over 4·10^5 draws: 0.004 is 5 σ.
+    #[test]
+    fn stationary_first_think_has_the_equilibrium_residual_distribution() {
+        let m = default_model();
+        assert_eq!(m.start, HttpStart::Stationary);
+        let at = [5.0, 20.0, 60.0, 150.0];
+        let t = mah::think_time();
+        for (x, got) in at.iter().zip(first_think_cdf(&m, 11, &at)) {
+            let want = t.clipped_mean(*x) / t.clipped_mean(m.think_max_s);
+            assert!((got - want).abs() < 0.004, "mah P(R ≤ {x}) = {got}, want {want}");
+        }
+        let m = parametric_model();
+        let HttpDistributions::Parametric(p) = &m.distributions else { panic!("parametric") };
+        let (k, a) = (p.think_scale_s, p.think_shape);
+        for (x, got) in at.iter().zip(first_think_cdf(&m, 12, &at)) {
+            let want = clipped_pareto_mean(k, a, *x) / clipped_pareto_mean(k, a, m.think_max_s);
+            assert!((got - want).abs() < 0.004, "parametric P(R ≤ {x}) = {got}, want {want}");
+        }
+    }
+
+    /// Synchronized start: the first think is an ordinary think time (same draws as `draw_think`).
+    #[test]
+    fn synchronized_first_think_is_a_fresh_think_time() {
+        let m = HttpModel { start: HttpStart::Synchronized, ..default_model() };
+        let (mut a, mut b) = (stream(13, StreamId::Flow(0)), stream(13, StreamId::Flow(0)));
+        for _ in 0..1000 {
+            assert_eq!(m.draw_first_think(&mut a), m.draw_think(&mut b));
+        }
+    }
+
     #[test]
     fn state_machine_orders_primary_embedded_and_think() {
         let m = HttpModel { parallel: 2, ..default_model() };
@@ -423,9 +535,9 @@ mod tests {
         let mut now = Time::ZERO;
         for _page in 0..200 {
             assert_eq!(b.phase, Phase::Thinking);
-            let (slot, segs) = b.wake(&m, now);
+            let (slot, bytes) = b.wake(&m, now);
             assert_eq!((slot, b.in_progress(), b.phase), (0, 1, Phase::Primary));
-            assert!(segs >= 1);
+            assert!((1..=1_048_576).contains(&bytes));
             // Nothing embedded starts before the primary completes.
             now = now + Dur::from_millis(10);
             out.clear();
@@ -569,6 +681,9 @@ start_jitter = "1s"
         assert!(bad("rate = \"1Mbps\"", 1).contains("flows[0].rate"));
         let e = bad("distributions = \"ns2\"", 1);
         assert!(e.contains("flows[0].distributions") && e.contains("mah") && e.contains("parametric"), "{e}");
+        let e = bad("start_mode = \"warm\"", 1);
+        assert!(e.contains("flows[0].start_mode") && e.contains("stationary") && e.contains("synchronized"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
     }
 
     /// The parametric keys are rejected with Mah's tables (the default), naming the key and
@@ -601,12 +716,12 @@ start_jitter = "1s"
         let sc = load(&scenario(3, "200s", ""), Format::Toml).unwrap();
         let f = &sc.echo["flows"][0];
         assert_eq!((f["distributions"].as_str(), f["parallel"].as_u64()), (Some("mah"), Some(4)));
-        assert_eq!(f["think_max"].as_str(), Some("235s"));
+        assert_eq!((f["think_max"].as_str(), f["start_mode"].as_str()), (Some("192s"), Some("stationary")));
         assert!(f.get("think_mean").is_none() && f.get("primary_median").is_none());
         assert_eq!(sc.flows.len(), 12);
         let sc = load(&scenario(3, "200s", "distributions = \"parametric\""), Format::Toml).unwrap();
         let f = &sc.echo["flows"][0];
-        assert_eq!((f["think_max"].as_str(), f["think_mean"].as_str()), (Some("600s"), Some("60s")));
+        assert_eq!((f["think_max"].as_str(), f["think_mean"].as_str()), (Some("600s"), Some("50s")));
         // The echo is itself a valid scenario with the same model.
         let again = load(&serde_json::to_string(&sc.echo).unwrap(), Format::Json).unwrap();
         assert_eq!(again.http_models, sc.http_models);
