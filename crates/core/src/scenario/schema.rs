@@ -363,13 +363,13 @@ pub struct FlowParams {
     /// Connection slots per browser: embedded replies fetched at once (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<u32>,
-    /// Parametric: mean user think time (clipped Pareto; default 60s, calibrated to 370 B/s per browser).
+    /// Parametric: mean user think time (clipped Pareto; default 50s, calibrated to 370 B/s per browser).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_mean: Option<Duration>,
     /// Pareto shape of think times (default 1.5, SURGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_shape: Option<f64>,
-    /// Longest think time (default: 235s with "mah", a calibration to 370 B/s per browser; 600s
+    /// Longest think time (default: 192s with "mah", a calibration to 370 B/s per browser; 600s
     /// with "parametric").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_max: Option<Duration>,

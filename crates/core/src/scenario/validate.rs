@@ -617,7 +617,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
 }
 
 /// Default `think_mean` of `distributions = "parametric"`, seconds: calibrated so that that
-/// browser offers ≈ 370 B/s of reply payload on a fast path with `mss` = 1460 B (see
+/// browser offers ≈ 370 B/s of reply payload on a fast path (replies in bytes; the runs are in
 /// `traffic/http.rs`).
 pub const HTTP_THINK_MEAN_S: f64 = 50.0;
 
