@@ -33,7 +33,8 @@ def test_parametric_keys_need_parametric() -> None:
     aqmlab.validate(browsers(distributions="parametric", think_mean="5s"))
 
 
-@pytest.mark.parametrize("keys", [{"think_max": "5s"}, {"distributions": "parametric", "think_mean": "5s"}])
+@pytest.mark.parametrize("keys", [{"think_max": "5s"}, {"think_max": "5s", "start_mode": "synchronized"},
+                                  {"distributions": "parametric", "think_mean": "5s"}])
 def test_same_seed_same_result(keys: dict) -> None:
     a, b = aqmlab.run(browsers(**keys), plot=False), aqmlab.run(browsers(**keys), plot=False)
     assert len(a.transfers) > 100
