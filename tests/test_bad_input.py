@@ -32,6 +32,9 @@ CASES = {
     "http: unknown distributions": (
         ('kind = "tcp"', 'kind = "http"\ndistributions = "ns2"'),
         ["flows[0].distributions", "line 20", "ns2", "mah", "parametric"]),
+    "http: unknown start_mode": (
+        ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
+        ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),
 }
 
 

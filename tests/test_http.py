@@ -21,10 +21,10 @@ def browsers(**keys: object) -> dict:
 def test_mah_is_the_default_and_its_calibrated_clip_is_echoed() -> None:
     flow = aqmlab.validate(browsers())["flows"][0]
     assert flow["distributions"] == "mah"
-    assert flow["think_max"] == "235s"
+    assert (flow["think_max"], flow["start_mode"]) == ("192s", "stationary")
     assert "think_mean" not in flow and "primary_median" not in flow
     flow = aqmlab.validate(browsers(distributions="parametric"))["flows"][0]
-    assert (flow["think_max"], flow["think_mean"], flow["primary_median"]) == ("600s", "60s", "2000B")
+    assert (flow["think_max"], flow["think_mean"], flow["primary_median"]) == ("600s", "50s", "2000B")
 
 
 def test_parametric_keys_need_parametric() -> None:
@@ -33,7 +33,8 @@ def test_parametric_keys_need_parametric() -> None:
     aqmlab.validate(browsers(distributions="parametric", think_mean="5s"))
 
 
-@pytest.mark.parametrize("keys", [{"think_max": "5s"}, {"distributions": "parametric", "think_mean": "5s"}])
+@pytest.mark.parametrize("keys", [{"think_max": "5s"}, {"think_max": "5s", "start_mode": "synchronized"},
+                                  {"distributions": "parametric", "think_mean": "5s"}])
 def test_same_seed_same_result(keys: dict) -> None:
     a, b = aqmlab.run(browsers(**keys), plot=False), aqmlab.run(browsers(**keys), plot=False)
     assert len(a.transfers) > 100

@@ -154,6 +154,17 @@ pub enum HttpDistributionsKey {
     Parametric,
 }
 
+/// How `kind = "http"` browsers begin (`traffic/http.rs`, "Start").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpStartKey {
+    /// Each browser begins mid-think, in equilibrium: the aggregate is near steady at once.
+    #[default]
+    Stationary,
+    /// Each browser begins a fresh think time at its start: the aggregate load rings for minutes.
+    Synchronized,
+}
+
 /// One `[[flows]]` group. Keys that do not apply to the group's `kind` are rejected.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -345,16 +356,20 @@ pub struct FlowParams {
     /// `think_mean`, `think_shape`, `primary_*` and `embedded_*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distributions: Option<HttpDistributionsKey>,
+    /// How browsers begin: `"stationary"` (default: mid-think, in equilibrium) or
+    /// `"synchronized"` (a fresh think time at the flow start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_mode: Option<HttpStartKey>,
     /// Connection slots per browser: embedded replies fetched at once (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<u32>,
-    /// Parametric: mean user think time (clipped Pareto; default 60s, calibrated to 370 B/s per browser).
+    /// Parametric: mean user think time (clipped Pareto; default 50s, calibrated to 370 B/s per browser).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_mean: Option<Duration>,
     /// Pareto shape of think times (default 1.5, SURGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_shape: Option<f64>,
-    /// Longest think time (default: 235s with "mah", a calibration to 370 B/s per browser; 600s
+    /// Longest think time (default: 192s with "mah", a calibration to 370 B/s per browser; 600s
     /// with "parametric").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_max: Option<Duration>,

@@ -10,7 +10,7 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
-use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, Parametric, MAH_THINK_MAX_S};
+use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
     AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
     RedParams, RioParams,
@@ -288,12 +288,12 @@ const TCP_KEYS: &[&str] = &[
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
     "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto",
-    "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "distributions", "parallel", "think_mean",
+    "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
 const HTTP_KEYS: &[&str] = &[
-    "distributions", "parallel", "think_mean", "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction",
+    "distributions", "start_mode", "parallel", "think_mean", "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction",
     "primary_tail_min", "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max",
     "request_delay",
 ];
@@ -617,9 +617,9 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
 }
 
 /// Default `think_mean` of `distributions = "parametric"`, seconds: calibrated so that that
-/// browser offers ≈ 370 B/s of reply payload on a fast path with `mss` = 1460 B (see
+/// browser offers ≈ 370 B/s of reply payload on a fast path (replies in bytes; the runs are in
 /// `traffic/http.rs`).
-pub const HTTP_THINK_MEAN_S: f64 = 60.0;
+pub const HTTP_THINK_MEAN_S: f64 = 50.0;
 
 /// The default HTTP model for slots of `mss` bytes: Mah's distributions (`traffic/http.rs`).
 pub fn default_http_model(mss: u32) -> HttpModel {
@@ -630,6 +630,7 @@ pub fn default_http_model(mss: u32) -> HttpModel {
         mss,
         request_delay: None,
         distributions: HttpDistributions::Mah,
+        start: HttpStart::Stationary,
     }
 }
 
@@ -667,6 +668,10 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
         HttpDistributionsKey::Mah => default_http_model(mss),
         HttpDistributionsKey::Parametric => default_parametric_http_model(mss),
     };
+    let start = match *f.start_mode.get_or_insert(HttpStartKey::Stationary) {
+        HttpStartKey::Stationary => HttpStart::Stationary,
+        HttpStartKey::Synchronized => HttpStart::Synchronized,
+    };
     let parallel = *f.parallel.get_or_insert(d.parallel);
     if !(1..=32).contains(&parallel) {
         return err(join(path, "parallel"), format!("must be between 1 and 32 connections, got {parallel}"));
@@ -684,7 +689,7 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
                 return err(
                     join(path, k),
                     "not a key of distributions = \"mah\" (Mah's measured CDFs); it needs distributions = \"parametric\"; \
-                     with \"mah\" the browser keys are: parallel, think_max, object_max, request_delay",
+                     with \"mah\" the browser keys are: start_mode, parallel, think_max, object_max, request_delay",
                 );
             }
             HttpDistributions::Mah
@@ -694,7 +699,7 @@ fn http_model(f: &mut FlowParams, mss: u32, path: &str) -> ConfigResult<HttpMode
             HttpDistributions::Parametric(parametric(f, &d, think_max, path)?)
         }
     };
-    Ok(HttpModel { parallel, think_max_s: think_max, object_max, mss, request_delay, distributions })
+    Ok(HttpModel { parallel, think_max_s: think_max, object_max, mss, request_delay, distributions, start })
 }
 
 /// Validates the keys of `distributions = "parametric"` (defaults `d`) and writes the defaults back.

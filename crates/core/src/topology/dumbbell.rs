@@ -43,8 +43,8 @@ enum Event {
     UdpSend(u32),
     /// A browser's think time is over.
     BrowserWake(u32),
-    /// A request reached the server: flow `f` starts a reply of `segments`.
-    HttpRequest { f: u32, segments: u32 },
+    /// A request reached the server: flow `f` starts a reply of `bytes` of payload.
+    HttpRequest { f: u32, bytes: u64 },
     Sample,
     WarmupEnd,
 }
@@ -224,7 +224,7 @@ pub struct World<'s> {
     /// `kind = "http"` browsers.
     browsers: Vec<Browser>,
     /// Replies a browser wants started: (slot, segments).
-    http_starts: Vec<(u32, u32)>,
+    http_starts: Vec<(u32, u64)>,
 }
 
 impl<'s> World<'s> {
@@ -383,7 +383,7 @@ impl<'s> World<'s> {
             Event::Stop(f) => self.flows[f as usize].active = false,
             Event::UdpSend(f) => self.udp_send(now, f as usize),
             Event::BrowserWake(b) => self.browser_wake(now, b as usize),
-            Event::HttpRequest { f, segments } => self.http_request(now, f as usize, segments),
+            Event::HttpRequest { f, bytes } => self.http_request(now, f as usize, bytes),
             Event::Sample => self.sample(now),
             Event::WarmupEnd => {
                 for link in &mut self.links {
@@ -651,7 +651,7 @@ impl<'s> World<'s> {
                     if h.slot == 0 {
                         let b = h.browser as usize;
                         let m = &sc.http_models[h.model as usize];
-                        let wake = now + m.draw_think(&mut self.browsers[b].rng);
+                        let wake = now + m.draw_first_think(&mut self.browsers[b].rng);
                         self.events.schedule(wake, Event::BrowserWake(h.browser));
                     }
                     return;
@@ -688,26 +688,29 @@ impl<'s> World<'s> {
             return;
         }
         let m = &sc.http_models[self.browsers[b].model as usize];
-        let (slot, segments) = self.browsers[b].wake(m, now);
-        self.http_schedule_request(now, first + slot as usize, segments);
+        let (slot, bytes) = self.browsers[b].wake(m, now);
+        self.http_schedule_request(now, first + slot as usize, bytes);
     }
 
     /// A request leaves the browser for slot flow `f`; the reply starts after the request delay.
-    fn http_schedule_request(&mut self, now: Time, f: usize, segments: u32) {
+    fn http_schedule_request(&mut self, now: Time, f: usize, bytes: u64) {
         let spec = &self.sc.flows[f];
         let m = &self.sc.http_models[spec.http.expect("http slot").model as usize];
         let delay = m.request_delay.unwrap_or(spec.receiver_access.delay + self.sc.bottleneck.delay + spec.access.delay);
-        self.events.schedule(now + delay, Event::HttpRequest { f: f as u32, segments });
+        self.events.schedule(now + delay, Event::HttpRequest { f: f as u32, bytes });
     }
 
-    /// The server of slot flow `f` starts a reply of `segments` as a fresh connection.
-    fn http_request(&mut self, now: Time, f: usize, segments: u32) {
+    /// The server of slot flow `f` starts a reply of `bytes` as a fresh connection: full
+    /// segments and a short last one (`transfers.csv` counts ⌈bytes / mss⌉ segments).
+    fn http_request(&mut self, now: Time, f: usize, bytes: u64) {
         let sc = self.sc;
         let flow = &mut self.flows[f];
         let Endpoint::Tcp { cfg, sender, .. } = &mut flow.endpoint else { unreachable!("http slot is TCP") };
+        let cfg = &sc.tcp_configs[*cfg as usize];
+        let segments = bytes.div_ceil(u64::from(cfg.mss)).max(1).min(u64::from(u32::MAX)) as u32;
         flow.counters.transfer = (now, segments, sender.stats().timeouts);
         flow.counters.completed_at = None;
-        sender.begin_transfer(&sc.tcp_configs[*cfg as usize], now, segments, &mut self.tx_buf);
+        sender.begin_transfer_bytes(cfg, now, bytes, &mut self.tx_buf);
         self.transmit(now, f, true);
         self.arm_sender_timer(f);
     }
@@ -721,8 +724,8 @@ impl<'s> World<'s> {
         starts.clear();
         let wake = self.browsers[b].transfer_done(m, now, h.slot, sc.warmup, &mut starts);
         let first = self.browsers[b].first_flow as usize;
-        for &(slot, segments) in &starts {
-            self.http_schedule_request(now, first + slot as usize, segments);
+        for &(slot, bytes) in &starts {
+            self.http_schedule_request(now, first + slot as usize, bytes);
         }
         self.http_starts = starts;
         if let Some(w) = wake {
