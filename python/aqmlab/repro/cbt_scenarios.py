@@ -1,6 +1,6 @@
 """The CBT dissertation's lab (Parris 2001, App. A; spec `seed000-cbt-evaluation.md` §1–2, §4) as
 aqmlab scenarios, for its four traffic mixes. HTTP is the browser of `kind = "http"` with Mah's measured
-distributions (`distributions = "mah"`), its think-time clip (`think_max`, 235 s) calibrated to the
+distributions (`distributions = "mah"`), its think-time clip (`think_max`, 192 s) calibrated to the
 dissertation's 2.95 kb/s per browser (3,000 browsers; `docs/scenarios.md`).
 
 * Bottleneck 10 Mb/s, 1 ms each way; the multimedia path has no induced delay (base latency ≈ 2–5 ms
