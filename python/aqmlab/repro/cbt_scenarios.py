@@ -78,15 +78,16 @@ CBT_CLASSES = ("tcp", "mm", "other")
 CBT_WEIGHTS = {"tcp": 1 / 256, "mm": 1 / 16, "other": 1 / 4}
 
 
-def cbt_queue(mix: str, classes: dict[str, tuple[float, float]]) -> dict[str, Any]:
+def cbt_queue(mix: str, classes: dict[str, tuple[float, float]], sizes: dict[str, float] | None = None) -> dict[str, Any]:
     """A CBT queue for `mix` from `{class: (Th_max packets, allocation KB/s)}` (classes "tcp", "mm",
-    "other"), with Table B.13's weights, max_p and Th_min and the mix's measured packet sizes."""
-    m = MIXES[mix]
+    "other"), with Table B.13's weights, max_p and Th_min and the mix's measured packet sizes (the
+    lab's, Tables B.15–B.21, unless `sizes` gives others)."""
+    sizes = sizes or MIXES[mix]["sizes"]
     out = []
     for name, match, tags in (("tcp", "tcp", None), ("mm", "udp", [1]), ("other", "any", None)):
         th, alloc = classes[name]
         c = {"name": name, "match": match, "max_th": th, "weight": CBT_WEIGHTS[name],
-             "mean_packet_size": f"{m['sizes'][name]}B", "allocation": f"{alloc:g}KiB/s"}
+             "mean_packet_size": f"{round(sizes[name])}B", "allocation": f"{alloc:g}KiB/s"}
         if tags:
             c["tags"] = tags
         if name == "tcp":
@@ -95,21 +96,24 @@ def cbt_queue(mix: str, classes: dict[str, tuple[float, float]]) -> dict[str, An
     return {"kind": "cbt", "limit": 240, "classes": out}
 
 
-def cbt_thresholds(mix: str, allocations_kib: dict[str, float], latency_s: float) -> dict[str, float]:
+def cbt_thresholds(mix: str, allocations_kib: dict[str, float], latency_s: float,
+                   sizes: dict[str, float] | None = None) -> dict[str, float]:
     """Th_max per class by the configurator's Eq. 4.1 (Th = B·L/P, KB = 1024 B) from the mix's
-    measured packet sizes (Tables B.15–B.21); `allocations_kib` is `{class: KB/s}`."""
+    measured packet sizes (the lab's, Tables B.15–B.21, unless `sizes` gives others);
+    `allocations_kib` is `{class: KB/s}`."""
     from ..models import cbt as model
 
-    sizes = MIXES[mix]["sizes"]
+    sizes = sizes or MIXES[mix]["sizes"]
     specs = [model.ClassSpec(name, sizes[name], rate_bps=model.kib_per_s_to_bps(allocations_kib[name]),
                              responsive=name == "tcp") for name in CBT_CLASSES]
     return {c.name: c.th_max_pkts for c in model.configure(model.PARRIS_LINK_BPS, specs, latency_s)}
 
 
-def cbt_queue_for(mix: str, allocations_kib: dict[str, float], latency_s: float) -> dict[str, Any]:
+def cbt_queue_for(mix: str, allocations_kib: dict[str, float], latency_s: float,
+                  sizes: dict[str, float] | None = None) -> dict[str, Any]:
     """A CBT queue for `mix` with thresholds computed for `latency_s` from `{class: KB/s}`."""
-    th = cbt_thresholds(mix, allocations_kib, latency_s)
-    return cbt_queue(mix, {name: (th[name], allocations_kib[name]) for name in CBT_CLASSES})
+    th = cbt_thresholds(mix, allocations_kib, latency_s, sizes)
+    return cbt_queue(mix, {name: (th[name], allocations_kib[name]) for name in CBT_CLASSES}, sizes)
 
 
 def cbq_queue(shares: dict[str, float]) -> dict[str, Any]:
