@@ -232,10 +232,10 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     figs = figures(df, out)
     _, chapter5_md = cbt_figures.run(p.seeds, out, p.workers, p.quiet, means=df)
     cl = claims(df, {mix: mm_load_profile(mix, p.seeds) for mix in S.MIXES})
-    latency, predictability = cbt_predictability.run(p.seeds, out, p.workers, p.quiet)
+    latency, predictability, chapter4_figs = cbt_predictability.run(p.seeds, out, p.workers, p.quiet)
     latency.to_csv(out / "latency_control.csv", index=False)
     cl += predictability
-    figs.append("cbt_predictability.png")
+    figs += chapter4_figs
     appendix_claims, appendix_figs, appendix_md = cbt_appendix_b.run(p.seeds, out, p.workers, p.quiet, quick)
     held, failed = sum(c.holds is True for c in cl), sum(c.holds is False for c in cl)
     lines = [

@@ -138,7 +138,75 @@ def class_series(res) -> pd.DataFrame:
     return out
 
 
-def run(seeds: tuple[int, ...], out: Path, workers: int | None, quiet: bool) -> tuple[pd.DataFrame, list[Claim]]:
+MM_LOAD_KBPS = 340  # Table 4.8: 8 MPEG flows, as the dissertation states their load (ours: ≈ 390 on the wire)
+ALLOCATIONS = [575, 150, 500]  # B_TCP, B_mm, B_other (KB/s), Table 4.8
+
+
+def other_load(t: float) -> float:
+    """Offered *other* load (KB/s) of the staircase ramp at time t."""
+    return 50.0 * sum(90 + 9.375 * k <= t < 390 - 9.375 * k for k in range(16))
+
+
+def predicted(times: np.ndarray) -> pd.DataFrame:
+    """B′ per class and L′ (ms) at each time, from the loads as the dissertation states them (BULK TCP
+    unlimited, MPEG 340 KB/s from 42 to 515 s, the *other* ramp)."""
+    rows = []
+    for t in times:
+        loads = [math.inf, MM_LOAD_KBPS if 42 <= t < 515 else 0.0, other_load(t)]
+        rates = model.predict_throughput(1225, ALLOCATIONS, loads).rates
+        rows.append({"time_s": t, "tcp": rates[0], "mm": rates[1], "other": rates[2],
+                     "mm_latency_ms": model.predict_latency(1225, ALLOCATIONS, loads, 0.1) * 1e3 if loads[1] else math.nan})
+    return pd.DataFrame(rows).set_index("time_s")
+
+
+def figures(lat: pd.DataFrame, series: pd.DataFrame, out: Path) -> list[str]:
+    """Table 4.5 and Figs. 4.20, 4.22, 4.24, one file each (means over the seeds)."""
+    pred = predicted(series.index.to_numpy())
+    names = []
+
+    def save(fig, name: str) -> None:
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=100)
+        plt.close(fig)
+        names.append(name)
+
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    ax.plot(lat["target_ms"], lat["mm_latency_ms"], "ko-", label="aqmlab")
+    ax.plot(list(THESIS_MS), list(THESIS_MS.values()), "r^--", label="dissertation")
+    ax.plot(TARGETS_MS, TARGETS_MS, "k:", label="configured L")
+    ax.set(xlabel="configured L (ms)", ylabel="multimedia latency (ms)", title="Table 4.5: latency control (BULK-MPEG, blast)")
+    ax.legend()
+    save(fig, "table4_05_latency_control.png")
+
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for cls, color in (("tcp", "tab:blue"), ("mm", "tab:orange"), ("other", "tab:green")):
+        ax.plot(series.index, series[cls], color=color, label=f"{cls}, measured")
+        ax.plot(pred.index, pred[cls], color=color, ls=":", label=f"{cls}, predicted B′")
+    ax.set(xlabel="time (s)", ylabel="throughput (KB/s, 1-s means)",
+           title="Fig. 4.20: class throughput vs the predicted reallocation B′ (other ramps 0 → 800 → 0 KB/s)")
+    ax.legend(fontsize=8, ncol=3)
+    save(fig, "fig4_20_throughput_vs_prediction.png")
+
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    share = series["mm"] / (series["mm"] + series["tcp"])
+    ax.plot(share.index, share * 100, color="tab:orange", label="measured")
+    ax.axhline(150 / 725 * 100, color="k", ls=":", label="B_mm / (B_mm + B_TCP) = 20.7 %")
+    ax.set(xlim=(42, series.index.max()), ylim=(0, 40), xlabel="time (s)", ylabel="% of MM + TCP throughput",
+           title="Fig. 4.22: multimedia's share of multimedia + TCP throughput")
+    ax.legend(fontsize=8)
+    save(fig, "fig4_22_mm_share.png")
+
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    ax.plot(series.index, series["mm_latency_ms"], color="tab:orange", label="measured (1-s means)")
+    ax.plot(pred.index, pred["mm_latency_ms"], "k:", label="predicted L′ (Eq. 4.27)")
+    ax.set(xlim=(42, series.index.max()), xlabel="time (s)", ylabel="multimedia latency (ms)",
+           title="Fig. 4.24: multimedia latency vs the predicted L′")
+    ax.legend(fontsize=8)
+    save(fig, "fig4_24_latency_vs_prediction.png")
+    return names
+
+
+def run(seeds: tuple[int, ...], out: Path, workers: int | None, quiet: bool) -> tuple[pd.DataFrame, list[Claim], list[str]]:
     def latency(r) -> dict[str, float]:
         return {"mm_latency_ms": r.flows[r.flows["kind"] == "mpeg"]["mm_latency_mean_s"].mean() * 1e3}
 
@@ -156,29 +224,14 @@ def run(seeds: tuple[int, ...], out: Path, workers: int | None, quiet: bool) -> 
     plateau = lambda a, b: series[(series.index > a) & (series.index <= b)].mean()  # noqa: E731
     idle, full = plateau(60, 88), plateau(245, 295)  # other idle / other at 800 KB/s (all overloaded)
     # Loads as the dissertation states them: BULK TCP unlimited, 8 MPEG flows 340 KB/s, other 0 or 800.
-    pred_idle = model.predict_throughput(1225, [575, 150, 500], [math.inf, 340, 0]).rates
-    pred_full = model.predict_throughput(1225, [575, 150, 500], [math.inf, 340, 800]).rates
-    lp_idle = model.predict_latency(1225, [575, 150, 500], [math.inf, 340, 0], 0.1) * 1e3
-    lp_full = model.predict_latency(1225, [575, 150, 500], [math.inf, 340, 800], 0.1) * 1e3
+    pred_idle = model.predict_throughput(1225, ALLOCATIONS, [math.inf, MM_LOAD_KBPS, 0]).rates
+    pred_full = model.predict_throughput(1225, ALLOCATIONS, [math.inf, MM_LOAD_KBPS, 800]).rates
+    lp_idle = model.predict_latency(1225, ALLOCATIONS, [math.inf, MM_LOAD_KBPS, 0], 0.1) * 1e3
+    lp_full = model.predict_latency(1225, ALLOCATIONS, [math.inf, MM_LOAD_KBPS, 800], 0.1) * 1e3
     share = series["mm"] / (series["mm"] + series["tcp"])
     share_active = share[(share.index > 60) & (share.index <= 500)]
 
-    fig, ax = plt.subplots(1, 2, figsize=(13, 4))
-    ax[0].plot(lat["target_ms"], lat["mm_latency_ms"], "ko-", label="aqmlab")
-    ax[0].plot(list(THESIS_MS), list(THESIS_MS.values()), "r^--", label="dissertation (Table 4.5)")
-    ax[0].plot(TARGETS_MS, TARGETS_MS, "k:", label="L")
-    ax[0].set(xlabel="configured L (ms)", ylabel="multimedia latency (ms)", title="Table 4.5 (BULK-MPEG, blast)")
-    ax[0].legend()
-    for cls in ("tcp", "mm", "other"):
-        ax[1].plot(series.index, series[cls], label=f"{cls} (aqmlab)")
-    for (a, b), pred in (((42, 90), pred_idle), ((176, 304), pred_full)):
-        for v in pred:
-            ax[1].hlines(v, a, b, colors="k", linestyles="dotted")
-    ax[1].set(xlabel="time (s)", ylabel="KB/s (1-s means)", title="Fig. 4.20: throughput vs predicted B′ (dotted)")
-    ax[1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "cbt_predictability.png", dpi=100)
-    plt.close(fig)
+    figs = figures(lat, series, out)
 
     slope, intercept = np.polyfit(lat["target_ms"], lat["mm_latency_ms"], 1)
     within = lambda got, want: all(abs(g / w - 1) <= 0.1 for g, w in zip(got, want) if w > 0)  # noqa: E731
@@ -224,4 +277,4 @@ def run(seeds: tuple[int, ...], out: Path, workers: int | None, quiet: bool) -> 
     for c in claims:
         if c.ident in ("IV-B1", "IV-B2", "IV-B3") and c.holds is False:
             c.note = why
-    return lat, claims
+    return lat, claims, figs
