@@ -137,11 +137,11 @@ def fred_http_diagnostic(seeds: tuple[int, ...], workers: int | None, quiet: boo
             for name in FRED_VARIATIONS}
 
 
-def fred_note(diag: dict[str, dict[str, float]]) -> str:
+def fred_note(diag: dict[str, dict[str, float]], seeds: tuple[int, ...]) -> str:
     base = diag["as in Table 5.1"]
     avgcq = base["queue"] / base["nactive"]
     return ("FRED is what differs. MPEG loss per flow in HTTP-MPEG's multimedia period with one FRED parameter changed at "
-            "a time (seeds 1–3): " + ", ".join(f"{name} {d['loss']:.1f}" for name, d in diag.items()) + " pkt/s. So not "
+            f"a time (seeds {', '.join(map(str, seeds))}): " + ", ".join(f"{name} {d['loss']:.1f}" for name, d in diag.items()) + " pkt/s. So not "
             "FRED's minq, a little its per-flow cap (min_th), and more loss with a longer queue (max_th). That fits FRED's strike rule: a flow caught over "
             "its share twice is held to avgcq = avg/Nactive until its queue drains; with "
             f"{base['nactive']:.0f} active flows and a {base['queue']:.0f}-packet queue avgcq is ≈ {avgcq:.1f} packets, less "
@@ -158,7 +158,7 @@ MM_LOAD_WHY = {
 }
 
 
-def claims(df: pd.DataFrame, mm_profiles: dict[str, dict[str, float]], fred_diag: dict[str, dict[str, float]]) -> list[Claim]:
+def claims(df: pd.DataFrame, mm_profiles: dict[str, dict[str, float]], fred_why: str) -> list[Claim]:
     def v(mix: str, period: str, alg: str, col: str) -> float:
         return float(df[(df["mix"] == mix) & (df["period"] == period) & (df["algorithm"] == alg)][col].iloc[0])
 
@@ -248,7 +248,7 @@ def claims(df: pd.DataFrame, mm_profiles: dict[str, dict[str, float]], fred_diag
             for c in out:
                 if c.ident.startswith(tag) and c.holds is False and not c.note:
                     fred_worst = c.ident.endswith("-5") and loss_m["FRED"] == max(loss_m.values())
-                    c.note = fred_note(fred_diag) if fred_worst else HTTP_NOTE
+                    c.note = fred_why if fred_worst else HTTP_NOTE
         if mm_kind == "mpeg" and bulk:
             fps_m = {a: v(mix, "mm", a, "playable_fps") for a in S.ALGORITHMS}
             out.append(Claim(f"{tag}-6d", "§5.15.6, Figs. 5.25-5.27", f"{mix}, multimedia period: RED and FIFO play about 10 fps; CBT and CBQ near 30",
@@ -266,7 +266,9 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     df.to_csv(out / "results.csv", index=False)
     figs = figures(df, out)
     _, chapter5_md = cbt_figures.run(p.seeds, out, p.workers, p.quiet, means=df)
-    cl = claims(df, {mix: mm_load_profile(mix, p.seeds) for mix in S.MIXES}, fred_http_diagnostic(p.seeds[:3], p.workers, p.quiet))
+    fred_seeds = p.seeds[:3]
+    fred_why = fred_note(fred_http_diagnostic(fred_seeds, p.workers, p.quiet), fred_seeds)
+    cl = claims(df, {mix: mm_load_profile(mix, p.seeds) for mix in S.MIXES}, fred_why)
     latency, predictability, chapter4_figs = cbt_predictability.run(p.seeds, out, p.workers, p.quiet)
     latency.to_csv(out / "latency_control.csv", index=False)
     cl += predictability
