@@ -72,7 +72,7 @@ _REP = "one representative run (seed {seed}) per algorithm"
 FIGURES: dict[str, dict[str, Any]] = {
     "5.3": dict(slug="tcp_goodput_blast_http_proshare", kind="series", period="blast", metric="tcp_goodput_KBps",
                 mixes=["HTTP-Proshare"], what="TCP goodput, 1-s means, blast period, HTTP+Proshare, per algorithm",
-                differs=_REP + "; Mah-style stand-in HTTP (cbt_scenarios)"),
+                differs=_REP + "; HTTP from Mah's distributions with byte-sized replies and no connection set-up packets (cbt_scenarios)"),
     "5.4": dict(slug="tcp_load_blast_http_proshare", kind="none", period="blast", metric=None, mixes=["HTTP-Proshare"],
                 what="TCP offered load on the router's inbound link, 1-s means, blast period, HTTP+Proshare",
                 differs="**not made**: our results record delivered goodput per flow, not the packets TCP offers to the "
