@@ -91,3 +91,37 @@ def test_qdiscs_lists_every_discipline_with_parameters() -> None:
     assert {"min_th", "max_th", "max_p", "weight", "gentle", "variant", "limit"} <= red["params"].keys()
     assert "Parris" in red["source"] or "Floyd" in red["source"]
     assert set(red["params"]) <= set(red["docs"]), "every RED parameter is documented"
+
+
+def test_per_flow_offered_load_and_mpeg_frame_rate_columns() -> None:
+    """`flow<i>_offered_bps` for every flow, frame rates for the MPEG flows only, and their means over the
+    measured bins against the summary (docs/results.md states the edge terms)."""
+    res = aqmlab.run({"run": {"duration": "12s", "warmup": "2s", "seed": 5},
+                      "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
+                      "queue": {"kind": "droptail", "limit": 40},
+                      "output": {"bin": "1s", "per_flow_timeseries": True},
+                      "flows": [{"kind": "mpeg", "count": 2}, {"kind": "tcp", "count": 2},
+                                {"kind": "udp-cbr", "rate": "6Mbps", "packet_size": "1000B"}]})
+    ts, f = res.timeseries, res.flows
+    cols = set(ts.columns)
+    assert {f"flow{i}_offered_bps" for i in range(5)} <= cols
+    assert {c for c in cols if c.endswith("_fps")} == {f"flow{i}_{k}_fps" for i in (0, 1) for k in ("actual", "playable")}
+    window = ts[ts["time_s"] > 2.0]
+    assert len(window) == 10
+    for i in (0, 1):
+        row = f.loc[i]
+        assert row["kind"] == "mpeg"
+        # ≤ 3 complete / ≤ 5 playable frames sent before the warm-up finish after it, over 10 s.
+        for col, key, extra in (("actual", "mpeg_actual_fps", 0.3), ("playable", "mpeg_playable_fps", 0.5)):
+            diff = window[f"flow{i}_{col}_fps"].mean() - row[key]
+            assert -1e-9 <= diff <= extra + 1e-9, (i, col, diff)
+    for i in range(5):
+        offered = window[f"flow{i}_offered_bps"].sum()  # 1-s bins: bits
+        crossed = f.loc[i, "throughput_bps"] * 10.0
+        assert offered >= f.loc[i, "goodput_bps"] * 10.0 - 41 * 1500 * 8, i
+        assert offered >= crossed - 41 * 1500 * 8, i
+    # The UDP flow's 1000-B packets: offered = crossed + dropped, up to 41 packets queued or on the wire at the edges.
+    udp = f.loc[4]
+    offered = window["flow4_offered_bps"].sum() / 8
+    assert udp["drops"] > 0
+    assert abs(offered - (udp["throughput_bps"] * 10 / 8 + udp["drops"] * 1000)) <= 41 * 1000

@@ -111,9 +111,12 @@ class Result:
         One row per bottleneck queue (forward ``bottleneck``, ``reverse``).
     timeseries : pandas.DataFrame
         Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
-        counts flows (FPQ, ``output.flow_counter``) and, when enabled, per-flow goodput in columns
-        ``flow<i>_goodput_bps``; ``class<t>_delay_s`` is the mean one-way delay of the data packets of
-        class tag ``t`` delivered in the bin (NaN when none).
+        counts flows (FPQ, ``output.flow_counter``) and, when ``output.per_flow_timeseries`` is on,
+        per flow ``flow<i>_goodput_bps`` and ``flow<i>_offered_bps`` (wire bits/s of the flow's data
+        arriving at its bottleneck queue, dropped packets included) and, for MPEG flows only,
+        ``flow<i>_actual_fps`` and ``flow<i>_playable_fps`` (frames complete / becoming playable at the
+        receiver in the bin; docs/results.md); ``class<t>_delay_s`` is the mean one-way delay of the
+        data packets of class tag ``t`` delivered in the bin (NaN when none).
     transfers : pandas.DataFrame
         One row per completed transfer of flows with ``size_dist`` or ``repeat`` that started
         after the warm-up: ``flow``, ``start_s``, ``end_s``, ``segments``, ``timeouts`` and
@@ -162,10 +165,12 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     for name, values in series["class_average"]:
         cols[f"class_{name}_avg"] = values
     df = pd.DataFrame(cols)
-    per_flow = series["flow_goodput_bps"]
+    per_flow = {f"flow{i}_goodput_bps": v for i, v in enumerate(series["flow_goodput_bps"])}
+    per_flow |= {f"flow{i}_offered_bps": v for i, v in enumerate(series["flow_offered_bps"])}
+    for key in ("actual_fps", "playable_fps"):
+        per_flow |= {f"flow{i}_{key}": v for i, v in series[f"flow_{key}"]}
     if per_flow:
-        extra = pd.DataFrame({f"flow{i}_goodput_bps": v for i, v in enumerate(per_flow)})
-        df = pd.concat([df, extra], axis=1)
+        df = pd.concat([df, pd.DataFrame(per_flow)], axis=1)
     return df
 
 

@@ -86,6 +86,9 @@ fn run_scenario(
     d.set_item("queue_avg", s.queue_avg)?;
     d.set_item("reverse_queue_pkts", s.reverse_queue_pkts)?;
     d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
+    d.set_item("flow_offered_bps", s.flow_offered_bps)?;
+    d.set_item("flow_actual_fps", s.flow_actual_fps)?;
+    d.set_item("flow_playable_fps", s.flow_playable_fps)?;
     d.set_item("flow_estimate", s.flow_estimate)?;
     d.set_item("class_delay_s", s.class_delay_s)?;
     d.set_item("class_len_pkts", s.class_len_pkts)?;

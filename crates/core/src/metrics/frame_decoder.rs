@@ -15,6 +15,13 @@
 //! cannot serve as a reference. For IBBPBB this is the same as "complete and its references
 //! complete", and it gives the dissertation's loss model (Tables A.6/A.7): a lost I costs 8
 //! frames (its GOP's 6 and the 2 B frames before it), a lost P 5, a lost B 1.
+//!
+//! When (per-second series, [`FrameDecoder::rate_series`]): a complete frame is *complete at*
+//! the arrival of its last fragment; a decodable frame is *playable at* the latest of its own
+//! completion and the playable instants of the references it needs — the first instant the
+//! receiver holds everything needed to decode it. For IBBPBB: I at its own completion, P at the
+//! later of its completion and the previous I/P's, B at the latest of its completion and its two
+//! references' (so a B frame waits for the next reference, 2–3 frame times later).
 
 use crate::engine::{Dur, Time};
 use crate::traffic::mpeg::FrameType;
@@ -25,6 +32,8 @@ struct Frame {
     fragments: u32,
     received: u32,
     late: bool,
+    /// Arrival of the fragment that made `received` reach `fragments` (`Time::NEVER` before).
+    last_at: Time,
 }
 
 /// Frame counts over a window.
@@ -62,7 +71,7 @@ impl FrameDecoder {
     /// datagrams at `sent_at`.
     pub fn on_sent(&mut self, n: u32, fragments: u32, sent_at: Time) {
         debug_assert_eq!(n as usize, self.frames.len(), "frames are sent in order");
-        self.frames.push(Frame { sent_at, fragments, received: 0, late: false });
+        self.frames.push(Frame { sent_at, fragments, received: 0, late: false, last_at: Time::NEVER });
     }
 
     /// A fragment of frame `n` arrived at `now`.
@@ -70,6 +79,9 @@ impl FrameDecoder {
         let deadline = self.deadline;
         if let Some(f) = self.frames.get_mut(n as usize) {
             f.received += 1;
+            if f.received == f.fragments {
+                f.last_at = now;
+            }
             if let Some(d) = deadline {
                 if now > f.sent_at + d {
                     f.late = true;
@@ -80,17 +92,26 @@ impl FrameDecoder {
 
     /// Per frame: complete, decodable.
     fn decode(&self) -> (Vec<bool>, Vec<bool>) {
+        let (complete_at, playable_at) = self.decode_times();
+        (complete_at.iter().map(Option::is_some).collect(), playable_at.iter().map(Option::is_some).collect())
+    }
+
+    /// Per frame: when it was complete and when it became playable (`None`: never), module doc.
+    fn decode_times(&self) -> (Vec<Option<Time>>, Vec<Option<Time>>) {
         let n = self.frames.len();
-        let complete: Vec<bool> = self.frames.iter().map(|f| f.received >= f.fragments && !f.late).collect();
-        let mut ok = vec![false; n];
+        let complete_at: Vec<Option<Time>> =
+            self.frames.iter().map(|f| (f.received >= f.fragments && !f.late).then_some(f.last_at)).collect();
+        // Playable at the latest of the frame's and its references' instants; None if any is None.
+        let after = |a: Option<Time>, b: Option<Time>| Some(a?.max(b?));
+        let mut ok: Vec<Option<Time>> = vec![None; n];
         // References, forward: I needs nothing, P the previous reference.
         let mut prev_ref: Option<usize> = None;
         let mut prev_of = vec![None; n];
         for i in 0..n {
             prev_of[i] = prev_ref;
             match self.frame_type(i as u32) {
-                FrameType::I => ok[i] = complete[i],
-                FrameType::P => ok[i] = complete[i] && prev_ref.is_some_and(|r| ok[r]),
+                FrameType::I => ok[i] = complete_at[i],
+                FrameType::P => ok[i] = after(complete_at[i], prev_ref.and_then(|r| ok[r])),
                 FrameType::B => {}
             }
             if self.frame_type(i as u32).is_reference() {
@@ -102,12 +123,33 @@ impl FrameDecoder {
         for i in (0..n).rev() {
             let ty = self.frame_type(i as u32);
             if ty == FrameType::B {
-                ok[i] = complete[i] && prev_of[i].is_some_and(|r| ok[r]) && next_ref.is_some_and(|r| ok[r]);
+                let refs = after(prev_of[i].and_then(|r| ok[r]), next_ref.and_then(|r| ok[r]));
+                ok[i] = after(complete_at[i], refs);
             } else {
                 next_ref = Some(i);
             }
         }
-        (complete, ok)
+        (complete_at, ok)
+    }
+
+    /// Frames per second complete and playable at the receiver in each of `bins` bins of width
+    /// `bin` starting at time zero (bin k = `[k·bin, (k+1)·bin)`), each frame counted once, in the
+    /// bin of its instant (module doc). Frames of every send time count, so over a window the
+    /// bins hold what [`FrameDecoder::tally`] counts for the frames *sent* in it, give or take
+    /// the frames in flight across the window's edges.
+    pub fn rate_series(&self, bin: Dur, bins: usize) -> (Vec<f64>, Vec<f64>) {
+        let (complete_at, playable_at) = self.decode_times();
+        let bin_s = bin.as_secs_f64();
+        let fill = |times: &[Option<Time>]| {
+            let mut counts = vec![0u32; bins];
+            for t in times.iter().flatten() {
+                if let Some(c) = counts.get_mut((t.0 / bin.0) as usize) {
+                    *c += 1;
+                }
+            }
+            counts.into_iter().map(|c| c as f64 / bin_s).collect()
+        };
+        (fill(&complete_at), fill(&playable_at))
     }
 
     /// Counts over the frames sent in `[from, to)`.
@@ -225,5 +267,59 @@ mod tests {
         let d = run("IBBPBB", 4, &[(3, 1)]);
         // Frames 6..=17 sent in [6 ms, 18 ms): none affected by the P3 loss.
         assert_eq!(d.tally(Time(6_000_000), Time(18_000_000)), FrameTally { sent: 12, complete: 12, playable: 12 });
+    }
+
+    /// 3-ms bins in fps (frames / 0.003 s).
+    fn frames(per_bin: &[f64]) -> Vec<u32> {
+        per_bin.iter().map(|v| (v * 0.003).round() as u32).collect()
+    }
+
+    #[test]
+    fn lossless_frames_count_in_the_bin_of_their_last_fragment_and_b_frames_wait_for_the_next_reference() {
+        // Frame k sent at k ms, all its fragments arrive at k + 5 ms. 3-ms bins [3k, 3k + 3) ms.
+        let d = run("IBBPBB", 4, &[]);
+        let (actual, playable) = d.rate_series(Dur::from_millis(3), 10);
+        // Complete at 5..=28 ms: frame 0 in bin 1, then three per bin, frames 22, 23 (27, 28 ms) in bin 9.
+        assert_eq!(frames(&actual), vec![0, 1, 3, 3, 3, 3, 3, 3, 3, 2]);
+        // Playable (hand-derived): I0 at 5; B1, B2, P3 at 8 (P3's arrival); B4, B5, I6 at 11; ...
+        // B19, B20, P21 at 26; B22, B23 never (no next I).
+        assert_eq!(frames(&playable), vec![0, 1, 3, 3, 3, 3, 3, 3, 3, 0]);
+        let t = d.tally(Time::ZERO, ALL);
+        assert_eq!(frames(&actual).iter().sum::<u32>() as u64, t.complete);
+        assert_eq!(frames(&playable).iter().sum::<u32>() as u64, t.playable);
+        assert!((actual[2] - 1000.0).abs() < 1e-9, "3 frames in 3 ms = 1000 fps, got {}", actual[2]);
+    }
+
+    #[test]
+    fn a_lost_i_fragment_removes_its_frame_from_actual_and_eight_frames_from_playable() {
+        // I6 (completing at 11 ms, bin 3) loses a fragment: actual loses one frame in bin 3;
+        // playable loses B4, B5 (would be 11 ms), I6 (11), B7, B8, P9 (14), B10, B11 (17); I12
+        // is playable at 17 ms again (bin 5), alone in its bin.
+        let d = run("IBBPBB", 4, &[(6, 1)]);
+        let (actual, playable) = d.rate_series(Dur::from_millis(3), 10);
+        assert_eq!(frames(&actual), vec![0, 1, 3, 2, 3, 3, 3, 3, 3, 2]);
+        assert_eq!(frames(&playable), vec![0, 1, 3, 0, 0, 1, 3, 3, 3, 0]);
+        let t = d.tally(Time::ZERO, ALL);
+        assert_eq!(frames(&actual).iter().sum::<u32>() as u64, t.complete);
+        assert_eq!(frames(&playable).iter().sum::<u32>() as u64, t.playable);
+    }
+
+    #[test]
+    fn frames_past_the_last_bin_are_left_out_and_a_late_frame_never_counts() {
+        let d = run("IBBPBB", 4, &[]);
+        let (actual, playable) = d.rate_series(Dur::from_millis(3), 5); // [0, 15) ms only
+        assert_eq!(frames(&actual), vec![0, 1, 3, 3, 3]);
+        assert_eq!(frames(&playable), vec![0, 1, 3, 3, 3]);
+        // Playout deadline 50 ms, P3 arrives 80 ms after sending: P3 is not complete, and B1, B2,
+        // B4, B5 not playable; 11 is complete at 373 ms but has no next I.
+        let mut d = FrameDecoder::new(parse_gop("IBBPBB").unwrap(), Some(Dur::from_millis(50)));
+        for k in 0..12u32 {
+            d.on_sent(k, 1, Time(k as u64 * 33_000_000));
+            let delay = if k == 3 { 80_000_000 } else { 10_000_000 };
+            d.on_received(k, Time(k as u64 * 33_000_000 + delay));
+        }
+        let (actual, playable) = d.rate_series(Dur::from_millis(1000), 1);
+        assert_eq!((actual[0], playable[0]), (11.0, 5.0)); // playable: I0, I6, B7, B8, P9
+        assert_eq!(d.tally(Time::ZERO, ALL), FrameTally { sent: 12, complete: 11, playable: 5 });
     }
 }

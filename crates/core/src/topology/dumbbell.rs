@@ -96,6 +96,9 @@ pub struct FlowCounters {
     pub marks: u64,
     /// Wire bytes of this flow's data that crossed the bottleneck after warm-up.
     pub throughput_bytes: u64,
+    /// Wire bytes of the flow's data that arrived at its bottleneck queue (whole run; counted
+    /// only with `output.per_flow_timeseries`).
+    pub offered_bytes: u64,
     /// Payload delivered in order at the warm-up instant.
     pub delivered_at_warmup: u64,
     /// TCP sender counters at the warm-up instant.
@@ -183,6 +186,17 @@ pub struct TimeSeries {
     pub reverse_queue_pkts: Vec<f64>,
     /// Per flow, goodput in each bin, bits/s (empty when disabled).
     pub flow_goodput_bps: Vec<Vec<f64>>,
+    /// Per flow, offered load in each bin, bits/s (empty when disabled): wire bytes of the flow's
+    /// data packets that arrived at the bottleneck queue of its data direction in the bin, before
+    /// the link-loss draw and the discipline's verdict (so dropped ones included; ACKs not).
+    pub flow_offered_bps: Vec<Vec<f64>>,
+    /// Per MPEG flow (flow index, values), frames per second complete at the receiver in each bin:
+    /// the frames whose last fragment arrived in the bin and that count as complete
+    /// ([`FrameDecoder`]). Empty when disabled; other flows have no entry.
+    pub flow_actual_fps: Vec<(u32, Vec<f64>)>,
+    /// Per MPEG flow, frames per second that became playable in each bin: the bin of the latest
+    /// completion among the frame and the references it needs ([`FrameDecoder`] module doc).
+    pub flow_playable_fps: Vec<(u32, Vec<f64>)>,
     /// Estimated active flows at the forward bottleneck (FPQ's count, or `output.flow_counter`);
     /// empty when nothing counts.
     pub flow_estimate: Vec<f64>,
@@ -216,6 +230,8 @@ pub struct World<'s> {
     drop_buf: DropBuf,
     series: TimeSeries,
     last_goodput: Vec<u64>,
+    /// `offered_bytes` of each flow at the previous sample (empty without per-flow series).
+    last_offered: Vec<u64>,
     pcap: Option<PcapWriter<Box<dyn std::io::Write + Send>>>,
     /// `output.flow_counter` and its random stream.
     flow_counter: Option<(FlowCounter, Rng)>,
@@ -324,9 +340,11 @@ impl<'s> World<'s> {
                 class_len_pkts: class_names.iter().map(|n| (n.clone(), Vec::new())).collect(),
                 class_average: class_names.into_iter().map(|n| (n, Vec::new())).collect(),
                 flow_goodput_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
+                flow_offered_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
                 ..TimeSeries::default()
             },
             last_goodput: vec![0; n],
+            last_offered: if sc.output.per_flow_timeseries { vec![0; n] } else { Vec::new() },
             pcap: None,
             bin_delay: Box::new([(0.0, 0); 256]),
             flow_counter: sc.output.flow_counter.as_ref().map(|p| {
@@ -405,6 +423,10 @@ impl<'s> World<'s> {
     // ---- bottleneck ----
 
     fn arrive(&mut self, now: Time, dir: Dir, pkt: Packet) {
+        if !self.last_offered.is_empty() && pkt.kind != PacketKind::TcpAck {
+            // Offered load (per-flow series only): every data arrival, before loss and verdict.
+            self.flows[pkt.flow as usize].counters.offered_bytes += pkt.size as u64;
+        }
         let link = &mut self.links[dir];
         let measuring = now >= self.sc.warmup;
         if link.loss > 0.0 && link.loss_rng.gen::<f64>() < link.loss {
@@ -851,6 +873,13 @@ impl<'s> World<'s> {
                 self.last_goodput[i] = d;
             }
         }
+        if !s.flow_offered_bps.is_empty() {
+            for (i, f) in self.flows.iter().enumerate() {
+                let o = f.counters.offered_bytes;
+                s.flow_offered_bps[i].push((o - self.last_offered[i]) as f64 * 8.0 / bin_s);
+                self.last_offered[i] = o;
+            }
+        }
         let next = now + self.sc.output.bin;
         if next <= self.sc.duration {
             self.events.schedule(next, Event::Sample);
@@ -1002,6 +1031,16 @@ impl<'s> World<'s> {
                 "flows": goodputs.len(),
             },
         });
+        if sc.output.per_flow_timeseries {
+            let bins = self.series.time_s.len();
+            for (i, f) in self.flows.iter().enumerate() {
+                if let Endpoint::Media { decoder: Some(d), .. } = &f.endpoint {
+                    let (actual, playable) = d.rate_series(sc.output.bin, bins);
+                    self.series.flow_actual_fps.push((i as u32, actual));
+                    self.series.flow_playable_fps.push((i as u32, playable));
+                }
+            }
+        }
         let pcap = self.pcap.take().map(|w| w.finish());
         (summary, self.series, pcap)
     }
@@ -1108,4 +1147,135 @@ fn media_summary(
         m.insert("mpeg_playable_fps".into(), per_s(t.playable).into());
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse_toml;
+
+    /// 4 MPEG flows and 4 BULK TCP flows with a 6 Mb/s UDP blast through a 10 Mb/s drop-tail
+    /// queue of 50 packets: every kind of flow loses packets, and MPEG loses frames (seed 3: about
+    /// 3–15 % of the frames sent are incomplete, 10–50 % not playable).
+    const MIX: &str = r#"
+[run]
+duration = "20s"
+warmup = "5s"
+seed = 3
+
+[topology]
+bottleneck = { rate = "10Mbps", delay = "5ms" }
+
+[queue]
+kind = "droptail"
+limit = 50
+
+[output]
+bin = "1s"
+per_flow_timeseries = true
+
+[[flows]]
+kind = "mpeg"
+count = 4
+
+[[flows]]
+kind = "tcp"
+count = 4
+
+[[flows]]
+kind = "udp-cbr"
+rate = "6Mbps"
+packet_size = "1000B"
+"#;
+
+    fn run(text: &str) -> crate::run::RunOutput {
+        crate::run::simulate(&parse_toml(text).unwrap(), None, |_| true).unwrap()
+    }
+
+    fn f64_of(v: &serde_json::Value, key: &str) -> f64 {
+        v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
+    }
+
+    /// Bins after the warm-up (bin ends in (5, 20] s): 15 of them.
+    const WINDOW: std::ops::Range<usize> = 5..20;
+
+    #[test]
+    fn mpeg_frame_rate_bins_average_to_the_period_rates_up_to_frames_in_flight_at_the_warmup() {
+        let out = run(MIX);
+        let s = &out.series;
+        assert_eq!(s.time_s.len(), 20);
+        let flows = out.summary["flows"].as_array().unwrap();
+        // Only the MPEG flows (ids 0..4) get frame-rate series.
+        let ids: Vec<u32> = s.flow_actual_fps.iter().map(|(i, _)| *i).collect();
+        assert_eq!(ids, vec![0, 1, 2, 3]);
+        assert_eq!(s.flow_playable_fps.iter().map(|(i, _)| *i).collect::<Vec<_>>(), ids);
+        let mut lost_some = false;
+        for ((i, actual), (_, playable)) in s.flow_actual_fps.iter().zip(&s.flow_playable_fps) {
+            let f = &flows[*i as usize];
+            assert_eq!(f["kind"], "mpeg");
+            // Bins count frames by arrival (actual) or by the instant they became decodable
+            // (playable); the period counts frames *sent* in [5, 20) s. The sums over the window
+            // differ only by frames sent before 5 s that finished after it: those in flight then
+            // (one-way delay ≤ 50 × 1.2 ms queue + 5 ms + access ≈ 0.07 s, ≤ 3 frames at 30 fps)
+            // and, for playable, the ≤ 2 B frames waiting for the next reference. Frames finishing
+            // exactly at 20 s would fall outside the last bin (not seen here: the difference is ≥ 0).
+            for (bins, key, max_extra) in [(actual, "frames_complete", 3.0), (playable, "frames_playable", 5.0)] {
+                let in_window: f64 = bins[WINDOW].iter().sum::<f64>(); // 1-s bins: frames
+                let period = f64_of(f, key);
+                let extra = in_window - period;
+                assert!((0.0..=max_extra).contains(&extra), "flow {i} {key}: bins {in_window} vs period {period}");
+                // Mean over the window's bins against the period rate (15 s active).
+                let rate_key = if key == "frames_complete" { "mpeg_actual_fps" } else { "mpeg_playable_fps" };
+                let mean = in_window / 15.0;
+                assert!((mean - f64_of(f, rate_key)).abs() <= max_extra / 15.0 + 1e-9, "flow {i} {rate_key}");
+            }
+            lost_some |= f64_of(f, "frames_playable") < f64_of(f, "frames_sent") - 3.0;
+            assert!(actual.iter().zip(playable.iter()).map(|(a, p)| a - p).sum::<f64>() >= 0.0);
+        }
+        assert!(lost_some, "the blast should cost frames, or this test checks nothing about losses");
+    }
+
+    #[test]
+    fn offered_load_is_what_crossed_plus_what_was_dropped_up_to_one_queue_at_the_edges() {
+        let out = run(MIX);
+        let s = &out.series;
+        let flows = out.summary["flows"].as_array().unwrap();
+        assert_eq!(s.flow_offered_bps.len(), 9);
+        let bytes = |v: &[f64]| v.iter().sum::<f64>() / 8.0; // 1-s bins: bytes
+        // UDP CBR (flow 8): fixed 1000-B wire packets, so bytes dropped = drops × 1000 exactly.
+        // Arrivals in the window = transmitted in it + dropped in it + (in queue or on the wire
+        // at 20 s) − (those at 5 s): the difference is at most a full queue plus the packet on
+        // the wire, 51 × 1000 B.
+        let udp = &flows[8];
+        let offered = bytes(&s.flow_offered_bps[8][WINDOW]);
+        let crossed = f64_of(udp, "throughput_bps") * 15.0 / 8.0;
+        let dropped = f64_of(udp, "drops") * 1000.0;
+        assert!(dropped >= 50_000.0, "the blast should cost UDP packets too, got {dropped} B");
+        assert!((offered - (crossed + dropped)).abs() <= 51.0 * 1000.0, "offered {offered} crossed {crossed} dropped {dropped}");
+        for (i, f) in flows.iter().enumerate() {
+            // Over the whole run every delivered payload byte was offered as a larger wire packet.
+            let all_offered = bytes(&s.flow_offered_bps[i]);
+            let all_delivered = bytes(&s.flow_goodput_bps[i]);
+            assert!(all_offered > all_delivered, "flow {i}: offered {all_offered} delivered {all_delivered}");
+            // And over the window, at least what crossed the link, minus what was queued at 5 s.
+            let crossed = f64_of(f, "throughput_bps") * 15.0 / 8.0;
+            assert!(bytes(&s.flow_offered_bps[i][WINDOW]) >= crossed - 51.0 * 1500.0, "flow {i}");
+        }
+        // TCP keeps offering more than it gets through under the blast.
+        let tcp_offered: f64 = (4..8).map(|i| bytes(&s.flow_offered_bps[i][WINDOW])).sum();
+        let tcp_crossed: f64 = (4..8).map(|i| f64_of(&flows[i], "throughput_bps") * 15.0 / 8.0).sum();
+        assert!(tcp_offered > tcp_crossed, "tcp offered {tcp_offered} crossed {tcp_crossed}");
+    }
+
+    #[test]
+    fn per_flow_series_are_absent_when_off_and_identical_on_a_rerun() {
+        let off = run(&MIX.replace("per_flow_timeseries = true", "per_flow_timeseries = false"));
+        assert!(off.series.flow_offered_bps.is_empty() && off.series.flow_actual_fps.is_empty());
+        assert!(off.series.flow_playable_fps.is_empty() && off.series.flow_goodput_bps.is_empty());
+        let (a, b) = (run(MIX), run(MIX));
+        assert_eq!(a.series.flow_offered_bps, b.series.flow_offered_bps);
+        assert_eq!(a.series.flow_actual_fps, b.series.flow_actual_fps);
+        assert_eq!(a.series.flow_playable_fps, b.series.flow_playable_fps);
+        // Switching the series on changes nothing else.
+        assert_eq!(a.summary["flows"], off.summary["flows"]);
+    }
 }
