@@ -21,11 +21,11 @@ def test_index_has_every_figure_from_5_3_to_5_27_exactly_once() -> None:
     assert len(md.splitlines()) == 2 + 25, "header, rule and one row per figure, nothing else"
 
 
-def test_file_names_follow_the_figure_numbers_and_only_5_4_and_5_24_are_missing() -> None:
+def test_file_names_follow_the_figure_numbers_and_only_5_24_is_missing() -> None:
     names = {n: F.file_name(n) for n in F.FIGURES}
-    assert {n for n, f in names.items() if not f} == {"5.4", "5.24"}
+    assert {n for n, f in names.items() if not f} == {"5.24"}
     made = [f for f in names.values() if f]
-    assert len(set(made)) == len(made) == 23
+    assert len(set(made)) == len(made) == 24
     for n, f in names.items():
         if f:
             assert re.fullmatch(rf"fig5_{int(n.split('.')[1]):02d}_[a-z0-9_]+\.png", f), f
@@ -45,6 +45,37 @@ def test_class_series_means_match_the_run_summary() -> None:
         assert window[col].mean() == pytest.approx(want, rel=1e-6), col
     # blast on 90-150 s only
     assert ser[(ser["time_s"] > 40) & (ser["time_s"] <= 85)]["other_KBps"].max() == 0
+    # TCP's offered load (Fig. 5.4) is what crossed the link plus what the queue dropped: BULK's data packets
+    # are all 1500 B (flows' `drops` also count ACKs dropped on the uncongested reverse link: none here).
+    tcp = f[f["kind"] == "tcp"]
+    assert (res.queues.set_index("name").loc["reverse", "drops"]) == 0
+    offered = window["tcp_offered_KBps"].sum() * 1024  # 1-s bins: bytes
+    crossed = tcp["throughput_bps"].sum() / 8 * (F.SCRIPT_END_S - F.MEASURE_FROM_S)
+    dropped = tcp["drops"].sum() * 1500
+    assert dropped > 0
+    # Edges: the TCP packets queued at the two ends of the window, at most the queue's limit in packets.
+    limit = res.summary["scenario"]["queue"].get("limit", 0) or 200
+    assert abs(offered - (crossed + dropped)) <= limit * 1500
+    assert window["tcp_offered_KBps"].mean() >= window["tcp_KBps"].mean()
+    assert ser["actual_fps"].isna().all() and ser["playable_fps_mean"].isna().all(), "no MPEG in this mix"
+
+
+def test_frame_rate_series_average_to_the_period_rates() -> None:
+    """Figs. 5.14–5.17, 5.25–5.27: the 1-s frame rates over the measured window average to the summary's
+    period rates, up to the frames in flight at the window's start (docs/results.md)."""
+    res = aqmlab.run(F.representative_scenario("BULK-MPEG", "RED", seed=2))
+    ser = F.class_series(res, 0.0)
+    window = ser[(ser["time_s"] > F.MEASURE_FROM_S) & (ser["time_s"] <= F.SCRIPT_END_S)]
+    mm = res.flows[res.flows["kind"] == "mpeg"].sort_values("id")
+    assert len(mm) == 4
+    # The MPEG flows start at 30 s, inside the window: the period rates divide by their active seconds.
+    active = mm["mm_active_s"].iloc[0]
+    assert (mm["mm_active_s"] == active).all() and active < F.SCRIPT_END_S - F.MEASURE_FROM_S
+    for col, key in (("actual_fps", "mpeg_actual_fps"), ("playable_fps", "mpeg_playable_fps")):
+        for series, want in ((window[col], mm[key].iloc[0]), (window[f"{col}_mean"], mm[key].mean())):
+            got = series.sum() / active  # 1-s bins: the sum is frames
+            assert 0 <= got - want <= 5 / active + 1e-9, (col, got, want)
+    assert mm["mpeg_playable_fps"].min() < 28, "RED under the blast loses frames: the check sees losses"
 
 
 def test_offered_rerun_sends_the_same_multimedia_packets_and_loses_none() -> None:

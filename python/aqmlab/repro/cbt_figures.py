@@ -19,11 +19,16 @@ What our results allow and what they do not (docs/results.md):
   packets whatever the queue does. We rerun each mix with the TCP group silenced (started in the run's
   last millisecond) and no blast: multimedia alone on the 10 Mb/s link loses nothing, and its delivered
   bytes per second are its offered load (delayed by a few ms of path delay).
-* TCP's offered load (Fig. 5.4) depends on the queue (TCP is closed loop) and is not recorded: only
-  delivered goodput is. Fig. 5.4 is not made.
-* MPEG frame rates exist only as period means (`mpeg_actual_fps`, `mpeg_playable_fps` per flow); there is
-  no per-second frame series. Figs. 5.14–5.17 and 5.25–5.27 show the period means over `seeds` (from
-  `cbt.run_all`'s frame), next to the values the dissertation's text states.
+* TCP's offered load (Fig. 5.4) depends on the queue (TCP is closed loop), so it comes from the same run:
+  `flow<i>_offered_bps`, the wire bytes of each TCP flow's data arriving at the bottleneck queue in the
+  second, dropped packets included (docs/results.md), summed over the TCP flows. Grey: the TCP throughput
+  on the link in the same run (wire bytes, as above), so load − throughput is what the queue dropped.
+* MPEG frame rates (Figs. 5.14–5.17, 5.25–5.27) are 1-s series from `flow<i>_actual_fps` and
+  `flow<i>_playable_fps`: frames complete at the receiver in the second (counted when their last fragment
+  arrives) and frames that became decodable in it (when the last of the frame and the references it needs
+  arrived; docs/results.md). The dissertation plots one representative MPEG flow; so do we (the lowest-id
+  MPEG flow, in colour), with the mean of the 4 MPEG flows in grey. Panel titles give the period mean over
+  `seeds` (`cbt.run_all`'s frame, the mean of the 4 flows) and the value the dissertation's text states.
 * There is no Fig. 5.24 in the dissertation (list of figures and text go from 5.23 to 5.25).
 """
 
@@ -63,21 +68,27 @@ SERIES = {
     "mm_KBps": "multimedia throughput (KB/s)",
     "mm_latency_ms": "multimedia latency (ms)",
     "mm_offered_KBps": "multimedia offered load (KB/s)",
+    "tcp_offered_KBps": "TCP offered load (KB/s)",
+    "actual_fps": "actual frames/s",
+    "playable_fps": "playable frames/s",
 }
 
 # Figure index: number → (slug, kind, period, metric, mixes, what it shows, how ours differs).
 # kind: "series" (1-s series, one panel per algorithm and a row per mix), "offered" (multimedia offered load),
-# "fps" (period means), "none" (not made; `differs` says why).
+# "fps" (1-s MPEG frame rates, one panel per algorithm and a row per mix), "none" (not made; `differs` says why).
 _REP = "one representative run (seed {seed}) per algorithm"
+_FPS = ("one representative run (seed {seed}) per algorithm; one representative MPEG flow (the lowest id; grey: "
+        "mean of the 4 MPEG flows); frames counted when complete / decodable at the receiver")
 FIGURES: dict[str, dict[str, Any]] = {
     "5.3": dict(slug="tcp_goodput_blast_http_proshare", kind="series", period="blast", metric="tcp_goodput_KBps",
                 mixes=["HTTP-Proshare"], what="TCP goodput, 1-s means, blast period, HTTP+Proshare, per algorithm",
                 differs=_REP + "; HTTP from Mah's distributions with byte-sized replies and no connection set-up packets (cbt_scenarios)"),
-    "5.4": dict(slug="tcp_load_blast_http_proshare", kind="none", period="blast", metric=None, mixes=["HTTP-Proshare"],
-                what="TCP offered load on the router's inbound link, 1-s means, blast period, HTTP+Proshare",
-                differs="**not made**: our results record delivered goodput per flow, not the packets TCP offers to the "
-                        "router (dropped ones included); TCP's load depends on the queue, so it cannot be rebuilt "
-                        "from another run either"),
+    "5.4": dict(slug="tcp_load_blast_http_proshare", kind="series", period="blast", metric="tcp_offered_KBps",
+                mixes=["HTTP-Proshare"],
+                what="TCP offered load at the router (wire bytes of TCP data arriving at the bottleneck queue, dropped "
+                     "ones included), 1-s means, blast period, HTTP+Proshare (grey: TCP throughput on the link)",
+                differs=_REP + "; the same runs as Fig. 5.3; the load is counted where the packets reach the "
+                               "queue; grey throughput line added"),
     "5.5": dict(slug="tcp_goodput_blast_all_mixes", kind="series", period="blast", metric="tcp_goodput_KBps",
                 mixes=PANELS, what="TCP goodput, 1-s means, blast period, rows a–d = the four mixes",
                 differs=_REP + "; one panel per algorithm instead of five overlaid lines"),
@@ -113,18 +124,18 @@ FIGURES: dict[str, dict[str, Any]] = {
                  differs="synthetic multimedia; B_mm = Table 5.4 share × 1225 KB/s; the load is the same for every "
                          "algorithm (open loop, same seed)"),
     "5.14": dict(slug="mpeg_actual_fps_blast_http_mpeg", kind="fps", period="blast", metric="actual_fps",
-                 mixes=["HTTP-MPEG"], what="MPEG actual frame rate, blast period, HTTP+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)), not a 1-s series: our results have no per-second "
-                         "frame counts; ◆ / bar = the value or range the dissertation's text states"),
+                 mixes=["HTTP-MPEG"], what="MPEG actual frame rate per 1-s interval, blast period, HTTP+MPEG",
+                 differs=_FPS + "; panel title: the run's mean, the period mean over {n} seed(s) (4 flows) and the value "
+                                "the dissertation's text states"),
     "5.15": dict(slug="mpeg_actual_fps_blast", kind="fps", period="blast", metric="actual_fps", mixes=MPEG_PANELS,
-                 what="MPEG actual frame rate, blast period, a HTTP+MPEG, b BULK+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
+                 what="MPEG actual frame rate per 1-s interval, blast period, a HTTP+MPEG, b BULK+MPEG",
+                 differs=_FPS + "; titles as Fig. 5.14"),
     "5.16": dict(slug="mpeg_playable_fps_blast_http_mpeg", kind="fps", period="blast", metric="playable_fps",
-                 mixes=["HTTP-MPEG"], what="MPEG playable frame rate, blast period, HTTP+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
+                 mixes=["HTTP-MPEG"], what="MPEG playable frame rate per 1-s interval, blast period, HTTP+MPEG",
+                 differs=_FPS + "; titles as Fig. 5.14, plus the share of seconds at ≥ 20 fps (the text's CBT claim)"),
     "5.17": dict(slug="mpeg_playable_fps_blast", kind="fps", period="blast", metric="playable_fps", mixes=MPEG_PANELS,
-                 what="MPEG playable frame rate, blast period, a HTTP+MPEG, b BULK+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
+                 what="MPEG playable frame rate per 1-s interval, blast period, a HTTP+MPEG, b BULK+MPEG",
+                 differs=_FPS + "; titles as Fig. 5.16"),
     "5.18": dict(slug="tcp_goodput_mm_http_proshare", kind="series", period="mm", metric="tcp_goodput_KBps",
                  mixes=["HTTP-Proshare"], what="TCP goodput, 1-s means, multimedia period, HTTP+Proshare",
                  differs=_REP),
@@ -147,14 +158,14 @@ FIGURES: dict[str, dict[str, Any]] = {
                  what="— (the dissertation has no Fig. 5.24: its list of figures and text go from 5.23 to 5.25; "
                       "Table 5.7 stands between them)", differs="nothing to reproduce"),
     "5.25": dict(slug="mpeg_actual_fps_mm", kind="fps", period="mm", metric="actual_fps", mixes=MPEG_PANELS,
-                 what="MPEG actual frame rate, multimedia period, a HTTP+MPEG, b BULK+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
+                 what="MPEG actual frame rate per 1-s interval, multimedia period, a HTTP+MPEG, b BULK+MPEG",
+                 differs=_FPS + "; titles as Fig. 5.14"),
     "5.26": dict(slug="mpeg_playable_fps_mm_http_mpeg", kind="fps", period="mm", metric="playable_fps",
-                 mixes=["HTTP-MPEG"], what="MPEG playable frame rate, multimedia period, HTTP+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
+                 mixes=["HTTP-MPEG"], what="MPEG playable frame rate per 1-s interval, multimedia period, HTTP+MPEG",
+                 differs=_FPS + "; titles as Fig. 5.16"),
     "5.27": dict(slug="mpeg_playable_fps_mm", kind="fps", period="mm", metric="playable_fps", mixes=MPEG_PANELS,
-                 what="MPEG playable frame rate, multimedia period, a HTTP+MPEG, b BULK+MPEG",
-                 differs="**period mean only** (mean over {n} seed(s)); ◆ = stated values"),
+                 what="MPEG playable frame rate per 1-s interval, multimedia period, a HTTP+MPEG, b BULK+MPEG",
+                 differs=_FPS + "; titles as Fig. 5.16"),
 }
 
 # Frame rates the dissertation's text states (spec §5.6, §5.11), fps as (low, high); algorithms the text gives
@@ -212,9 +223,11 @@ def offered_scenario(mix: str, seed: int) -> dict[str, Any]:
 
 
 def class_series(res, offset_s: float) -> pd.DataFrame:
-    """1-s series of one run, at script time (bin end): TCP goodput (payload), multimedia and *other*
-    throughput (wire bytes: goodput × the class's wire/payload ratio over the measured window), in KB/s,
-    and the multimedia latency in ms."""
+    """1-s series of one run, at script time (bin end): TCP goodput (payload), TCP, multimedia and *other*
+    throughput (wire bytes: goodput × the class's wire/payload ratio over the measured window) and TCP
+    offered load (wire bytes reaching the bottleneck queue), in KB/s; the multimedia latency in ms; and the
+    MPEG frame rates, `actual_fps` / `playable_fps` of the lowest-id MPEG flow and `*_fps_mean` over all MPEG
+    flows (NaN without MPEG)."""
     f, ts = res.flows, res.timeseries
     out = pd.DataFrame({"time_s": ts["time_s"] - offset_s})
 
@@ -227,6 +240,15 @@ def class_series(res, offset_s: float) -> pd.DataFrame:
         return pd.Series(ts[cols].to_numpy().sum(axis=1), index=ts.index) * ratio / 8 / KB
 
     out["tcp_goodput_KBps"] = kb_per_s(["tcp"], wire=False)
+    out["tcp_KBps"] = kb_per_s(["tcp"], wire=True)
+    tcp_ids = f[f["kind"] == "tcp"]["id"]
+    out["tcp_offered_KBps"] = (pd.Series(ts[[f"flow{i}_offered_bps" for i in tcp_ids]].to_numpy().sum(axis=1),
+                                         index=ts.index) / 8 / KB)
+    mpeg = sorted(f[f["kind"] == "mpeg"]["id"])
+    for key in ("actual_fps", "playable_fps"):
+        cols = [f"flow{i}_{key}" for i in mpeg]
+        out[key] = ts[cols[0]] if cols else np.nan
+        out[f"{key}_mean"] = ts[cols].mean(axis=1) if cols else np.nan
     out["mm_KBps"] = kb_per_s(["mpeg", "proshare"], wire=True)
     out["other_KBps"] = kb_per_s(["udp-cbr"], wire=True)
     out["mm_latency_ms"] = ts["class1_delay_s"] * 1e3 if "class1_delay_s" in ts else np.nan
@@ -266,10 +288,15 @@ def _series_figure(number: str, runs: dict[tuple[str, str], pd.DataFrame], offer
             if col == "mm_KBps" and mix in offered:
                 off = offered[mix]
                 ax.plot(off["time_s"], off["mm_offered_KBps"], color="0.6", lw=0.8, label="offered")
+            if col == "tcp_offered_KBps":
+                ax.plot(ser["time_s"], ser["tcp_KBps"], color="0.6", lw=0.8, label="throughput")
             ax.plot(ser["time_s"], ser[col], color=COLORS[alg], lw=1.0, label=alg)
             _window(ax, period)
             mean = period_mean(ser, col, period)
-            ax.set_title(f"{alg}: mean {mean:.0f}", fontsize=9)
+            title = f"{alg}: mean {mean:.0f}"
+            if col == "tcp_offered_KBps":
+                title += f" (throughput {period_mean(ser, 'tcp_KBps', period):.0f})"
+            ax.set_title(title, fontsize=9)
             ax.grid(alpha=0.3)
             if c == 0:
                 tag = f"({'abcd'[r]}) " if n_rows > 1 else ""
@@ -277,7 +304,7 @@ def _series_figure(number: str, runs: dict[tuple[str, str], pd.DataFrame], offer
             if r == n_rows - 1:
                 ax.set_xlabel("script time (s)")
         axes[r][0].set_ylim(bottom=0)
-    if col == "mm_KBps":
+    if col in ("mm_KBps", "tcp_offered_KBps"):
         axes[0][0].legend(fontsize=7, loc="lower left")
     where = {"blast": "blast", "mm": "multimedia"}[period]
     _suptitle(fig, f"Fig. {number} (Parris 2001): {spec['what']}\none run per algorithm (seed {seed}), 1-s means; "
@@ -311,36 +338,53 @@ def _offered_figure(number: str, offered: dict[str, pd.DataFrame], seed: int) ->
     return fig
 
 
-def _fps_figure(number: str, means: pd.DataFrame, n_seeds: int) -> plt.Figure:
+def _stated(period: str, mix: str, col: str, alg: str) -> str:
+    """The dissertation's stated value for a panel title ("30", "20–25", "—" when the text gives none)."""
+    lo_hi = THESIS_FPS.get((period, mix, col), {}).get(alg)
+    if lo_hi is None:
+        return "—"
+    lo, hi = lo_hi
+    return f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}"
+
+
+def _fps_figure(number: str, runs: dict[tuple[str, str], pd.DataFrame], means: pd.DataFrame, seed: int,
+                n_seeds: int) -> plt.Figure:
     spec = FIGURES[number]
     mixes, col, period = spec["mixes"], spec["metric"], spec["period"]
-    fig, axes = plt.subplots(1, len(mixes), figsize=(max(6.5, 4.6 * len(mixes)), 3.8), sharey=True, squeeze=False)
-    x = np.arange(len(S.ALGORITHMS))
-    for i, (ax, mix) in enumerate(zip(axes[0], mixes)):
+    n_rows, n_cols = len(mixes), len(S.ALGORITHMS)
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.3 * n_cols, 2.6 * n_rows + 0.9), sharex=True, sharey=True,
+                             squeeze=False)
+    a, b = S.PERIODS[period]
+    for r, mix in enumerate(mixes):
         d = means[(means["mix"] == mix) & (means["period"] == period)].set_index("algorithm")
-        vals = [float(d[col].get(a, np.nan)) if col in d else np.nan for a in S.ALGORITHMS]
-        ax.bar(x, vals, color=[COLORS[a] for a in S.ALGORITHMS], alpha=0.8, label=f"aqmlab, mean of {n_seeds} seed(s)")
-        for xi, v in zip(x, vals):
-            if not np.isnan(v):
-                ax.text(xi, v + 0.5, f"{v:.1f}", ha="center", fontsize=8)
-        stated = THESIS_FPS.get((period, mix, col), {})
-        for k, (a, (lo, hi)) in enumerate(stated.items()):
-            xi = S.ALGORITHMS.index(a)
-            label = "dissertation (text; bar = stated range)" if k == 0 else None
-            if hi > lo:
-                ax.plot([xi, xi], [lo, hi], "k_-", ms=10, lw=1.5, label=label)
-            else:
-                ax.plot([xi], [lo], "kD", ms=5, label=label)
-        ax.axhline(30, color="0.5", ls=":", lw=1)
-        ax.set_xticks(x, S.ALGORITHMS)
-        tag = f"({'ab'[i]}) " if len(mixes) > 1 else ""
-        ax.set_title(f"{tag}{_label(mix)}", fontsize=9)
-        ax.set_ylim(0, 40)
-    axes[0][0].set_ylabel({"actual_fps": "actual", "playable_fps": "playable"}[col] + " frames/s (period mean)")
-    axes[0][0].legend(fontsize=7, loc="upper left", ncol=2)
+        for c, alg in enumerate(S.ALGORITHMS):
+            ax = axes[r][c]
+            ser = runs[(mix, alg)]
+            ax.plot(ser["time_s"], ser[f"{col}_mean"], color="0.6", lw=0.8, label="mean of the MPEG flows")
+            ax.plot(ser["time_s"], ser[col], color=COLORS[alg], lw=1.0, label="representative flow")
+            ax.axhline(30, color="0.5", ls=":", lw=1)
+            _window(ax, period)
+            seeds_mean = float(d[col].get(alg, np.nan)) if col in d else np.nan
+            title = (f"{alg}: run {period_mean(ser, col, period):.1f}; {n_seeds}-seed mean {seeds_mean:.1f}\n"
+                     f"dissertation: {_stated(period, mix, col, alg)}")
+            if col == "playable_fps":
+                inside = ser[(ser["time_s"] >= a + 1) & (ser["time_s"] <= b)][col]
+                title += f"; ≥20 fps {100 * float((inside >= 20).mean()):.0f}% of s"
+            ax.set_title(title, fontsize=8)
+            ax.grid(alpha=0.3)
+            if c == 0:
+                tag = f"({'ab'[r]}) " if n_rows > 1 else ""
+                ax.set_ylabel(f"{tag}{_label(mix)}\n{SERIES[col]}", fontsize=8)
+            if r == n_rows - 1:
+                ax.set_xlabel("script time (s)")
+    axes[0][0].set_ylim(0, 35)
+    axes[0][0].legend(fontsize=6, loc="lower left")
     where = {"blast": "blast", "mm": "multimedia"}[period]
-    _suptitle(fig, f"Fig. {number} (Parris 2001): {spec['what']}\nperiod mean over the {where} measurement period "
-                   "(no per-second frame counts in our results); sender: 30 frames/s (dotted)")
+    what = "complete" if col == "actual_fps" else "decodable (IBBPBB)"
+    _suptitle(fig, f"Fig. {number} (Parris 2001): {spec['what']}\none run per algorithm (seed {seed}); frames {what} at "
+                   f"the receiver per 1-s interval; shaded: {where} measurement period {a:g}–{b:g} s; sender 30 "
+                   f"frames/s (dotted); title: period mean of the representative flow in this run, the mean over "
+                   f"{n_seeds} seed(s) and the 4 flows, and the dissertation's stated value")
     fig.tight_layout()
     return fig
 
@@ -397,7 +441,7 @@ def run(seeds: tuple[int, ...], out: Path, workers: int | None = None, quiet: bo
         elif spec["kind"] == "offered":
             fig = _offered_figure(number, offered, seed)
         else:
-            fig = _fps_figure(number, means, len(seeds))
+            fig = _fps_figure(number, runs, means, seed, len(seeds))
         name = file_name(number)
         fig.savefig(out / name, dpi=90)
         plt.close(fig)
@@ -408,8 +452,8 @@ def run(seeds: tuple[int, ...], out: Path, workers: int | None = None, quiet: bo
         "",
         f"Each dissertation figure of Ch. V and the file that mirrors it. Time series are one representative run "
         f"per (mix, algorithm) with seed {seed}, as the dissertation shows one representative run; script time, "
-        "with the HTTP mixes' 120 s warm-up removed; the measurement period is shaded. Frame rates are period "
-        f"means over {len(seeds)} seed(s). Module doc of `python/aqmlab/repro/cbt_figures.py`: what our results "
+        "with the HTTP mixes' 120 s warm-up removed; the measurement period is shaded. The frame-rate panels' "
+        f"titles add the period means over {len(seeds)} seed(s). Module doc of `python/aqmlab/repro/cbt_figures.py`: what our results "
         "record and how each series is derived.",
         "",
         index_markdown(names, seed, len(seeds)),
