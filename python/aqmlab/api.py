@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+import numpy as np
 import pandas as pd
 
 from . import _native
@@ -165,12 +166,20 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     for name, values in series["class_average"]:
         cols[f"class_{name}_avg"] = values
     df = pd.DataFrame(cols)
-    per_flow = {f"flow{i}_goodput_bps": v for i, v in enumerate(series["flow_goodput_bps"])}
-    per_flow |= {f"flow{i}_offered_bps": v for i, v in enumerate(series["flow_offered_bps"])}
+    # Per-flow columns (thousands with HTTP): one 2-D block instead of a dict of lists.
+    names: list[str] = []
+    rows: list[list[float]] = []
+    for key in ("goodput_bps", "offered_bps"):
+        for i, v in enumerate(series[f"flow_{key}"]):
+            names.append(f"flow{i}_{key}")
+            rows.append(v)
     for key in ("actual_fps", "playable_fps"):
-        per_flow |= {f"flow{i}_{key}": v for i, v in series[f"flow_{key}"]}
-    if per_flow:
-        df = pd.concat([df, pd.DataFrame(per_flow)], axis=1)
+        for i, v in series[f"flow_{key}"]:
+            names.append(f"flow{i}_{key}")
+            rows.append(v)
+    if names:
+        block = np.array(rows, dtype=float).reshape(len(names), len(df)).T
+        df = pd.concat([df, pd.DataFrame(block, columns=names, index=df.index)], axis=1)
     return df
 
 
