@@ -284,8 +284,8 @@ def frame_rate_claims(v) -> list[Claim]:
                    "loss per flow, pkt/s, ours vs Table 5.5: " + ", ".join(
                        f"{a} {loss[('HTTP-MPEG', a)]:.1f} vs {TABLE_5_5_HTTP_MPEG[a]}" for a in S.ALGORITHMS) + "). Our "
                    "synthetic MPEG carries the whole movie's mean load in every period, more than the lab's measurement "
-                   "periods (Table A.4; see the *-4c notes), and FIFO also suffers from our perfectly periodic blast "
-                   "(B-FIFO-4); not investigated further."),
+                   "periods (Table A.4; see the *-4c notes), and under FIFO our perfectly periodic blast leaves other "
+                   "traffic fewer gaps (B-FIFO-4 measures it for TCP); not investigated further."),
         Claim("FPS-2", "§5.6, Figs. 5.16–5.17a", "HTTP-MPEG, blast: playable frame rate CBQ ≈ its actual rate, RED ≈ 5, FIFO ≈ 0, "
               "FRED between 0 and 25", "≈ actual / ≈ 5 / ≈ 0 / 0–25 fps", fmt1(play),
               about(play["CBQ"], act["CBQ"]) and about(play["RED"], 5) and play["FIFO"] < 1 and 0 <= play["FRED"] <= 25,
