@@ -63,6 +63,12 @@ class Claim:
     #: Investigation, shown below the table (required in spirit for every claim that does not hold).
     note: str = ""
 
+    def __post_init__(self) -> None:
+        # Criteria are often numpy comparisons; a numpy bool is neither `True` nor `False` to `is`,
+        # which the reports' counts use.
+        if self.holds is not None:
+            self.holds = bool(self.holds)
+
     @property
     def verdict(self) -> str:
         return {True: "holds", False: "does not hold", None: "shown"}[self.holds]
