@@ -663,7 +663,7 @@ def write_report(out: Path, p: Plan, sections, claims: list[Claim], minutes: flo
         "1 s minimum and 3 s initial RTO, delayed ACKs (2 segments, 0.2 s); 10 Mb/s bottleneck; access links of 100/N Mb/s",
         "with uniform 0–10 ms delay (0–1 ms for the 10 ms-RTT runs). Models: `aqmlab.models.fpq`.",
         "",
-        f"**{held} of {len(claims)} claims hold, {failed} do not, {len(claims) - held - failed} are shown without a verdict.**",
+        f"**{held} of {len(claims)} claims hold, {failed} do not, {len(claims) - held - failed} shown without a verdict.**",
         "Each criterion was set from the thesis's wording before comparing; a claim that does not hold is reported as such.",
         "",
         "## Claims",
