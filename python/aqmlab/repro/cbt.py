@@ -23,7 +23,8 @@ import pandas as pd  # noqa: E402
 
 from . import cbt_appendix_b, cbt_figures, cbt_predictability  # noqa: E402
 from . import cbt_scenarios as S  # noqa: E402
-from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, frame_table, run_jobs  # noqa: E402
+from .common import (Claim, Job, Timer, claim_notes, claims_table, ensure_dir, frame_table, run_jobs,  # noqa: E402
+                     save_figure)
 
 KB = 1024  # the dissertation's KB
 
@@ -99,11 +100,7 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
                 piv.plot.bar(ax=ax, rot=0, legend=ax is axes[0])
             ax.set(title=label, xlabel="")
         fig.suptitle(f"BULK mixes, {title}")
-        fig.tight_layout()
-        name = f"cbt_{period}_period.png"
-        fig.savefig(out / name, dpi=100)
-        plt.close(fig)
-        names.append(name)
+        names.append(save_figure(fig, out, f"cbt_{period}_period.png"))
     return names
 
 

@@ -39,7 +39,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from . import cbt_scenarios as S  # noqa: E402
-from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, frame_table, run_jobs  # noqa: E402
+from .common import (Claim, Job, Timer, claim_notes, claims_table, ensure_dir, frame_table, run_jobs,  # noqa: E402
+                     save_figure)
 
 __all__ = ["run", "Plan", "plan", "extract", "jobs", "select_cbt", "select_cbq", "claims", "table_5_2_check"]
 
@@ -802,13 +803,7 @@ def annotate(cl: list[Claim], df: pd.DataFrame) -> None:
 # --------------------------------------------------------------------------- figures
 
 def figures(df: pd.DataFrame, out: Path) -> list[str]:
-    names = []
-
-    def save(fig, name: str) -> None:
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=100)
-        plt.close(fig)
-        names.append(name)
+    names: list[str] = []
 
     d = _sel(df, "FIFO")
     if len(d):
@@ -828,7 +823,7 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
         axes[0].legend(fontsize=6)
         axes[1].legend(fontsize=7)
         fig.suptitle("FIFO queue size sweep (App. B §2, Figs. B.1–B.6)")
-        save(fig, "cbt_appb_fifo.png")
+        names.append(save_figure(fig, out, "cbt_appb_fifo.png"))
     d = _sel(df, "RED", "HTTP-Proshare")
     if len(d):
         fig, axes = plt.subplots(1, 3, figsize=(14, 4))
@@ -849,7 +844,7 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
             ax.set(xlabel="Th_max", ylabel="throughput / load", title=f"{period} period: TCP efficiency")
         axes[0].legend(fontsize=7)
         fig.suptitle("RED, HTTP-Proshare (App. B §3–4, Figs. B.7, B.10, B.11, B.14)")
-        save(fig, "cbt_appb_red.png")
+        names.append(save_figure(fig, out, "cbt_appb_red.png"))
     d = _sel(df, "FRED", "HTTP-Proshare", "blast")
     if len(d):
         fig, axes = plt.subplots(1, 3, figsize=(14, 4))
@@ -863,7 +858,7 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
             ax.set(xlabel="Th_max", title=t)
         axes[0].legend(fontsize=7)
         fig.suptitle("FRED, HTTP-Proshare, blast period (App. B §5, Figs. B.23, B.24, B.26; grey: thesis range)")
-        save(fig, "cbt_appb_fred.png")
+        names.append(save_figure(fig, out, "cbt_appb_fred.png"))
     for sweep, x, title in (("CBT", "b_mm", "CBT allocation sweeps, L = 100 ms, blast period (App. B §6, Figs. B.32–B.43)"),
                             ("CBQ", "b_mm", "CBQ allocation sweeps, blast period (App. B §7, Figs. B.45–B.54)")):
         d = _sel(df, sweep)
@@ -891,7 +886,7 @@ def figures(df: pd.DataFrame, out: Path) -> list[str]:
         axes[0].legend(fontsize=7)
         axes[3].legend(fontsize=7)
         fig.suptitle(title)
-        save(fig, f"cbt_appb_{sweep.lower()}.png")
+        names.append(save_figure(fig, out, f"cbt_appb_{sweep.lower()}.png"))
     return names
 
 

@@ -34,8 +34,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ..models import cbt as model  # noqa: E402
+from . import cbt_figures  # noqa: E402
 from . import cbt_scenarios as S  # noqa: E402
-from .common import Claim, Job, run_jobs  # noqa: E402
+from .common import Claim, Job, run_jobs, save_figure  # noqa: E402
 
 KIB = 1024
 LINK_BPS = 1225 * KIB * 8  # the dissertation's C = 1225 KB/s
@@ -126,16 +127,11 @@ def tcp_swing(seed: int) -> dict[str, float]:
 
 
 def class_series(res) -> pd.DataFrame:
-    """1-s class throughputs (KB/s, wire bytes: goodput scaled by each class's wire/payload ratio)."""
-    f = res.flows
-    ts = res.timeseries
-    out = pd.DataFrame({"time_s": ts["time_s"]})
-    for cls, kinds in (("tcp", ["tcp"]), ("mm", ["mpeg"]), ("other", ["udp-cbr"])):
-        ids = f[f["kind"].isin(kinds)]["id"]
-        ratio = f[f["kind"].isin(kinds)]["throughput_bps"].sum() / max(f[f["kind"].isin(kinds)]["goodput_bps"].sum(), 1)
-        out[cls] = sum(ts[f"flow{i}_goodput_bps"] for i in ids) * ratio / 8 / KIB
-    out["mm_latency_ms"] = ts["class1_delay_s"] * 1e3
-    return out
+    """1-s class throughputs (KB/s, wire bytes) and multimedia latency (ms), from `cbt_figures`'
+    series under this module's column names."""
+    ser = cbt_figures.class_series(res, 0.0)
+    return ser.rename(columns={"tcp_KBps": "tcp", "mm_KBps": "mm", "other_KBps": "other"})[
+        ["time_s", "tcp", "mm", "other", "mm_latency_ms"]]
 
 
 MM_LOAD_KBPS = 340  # Table 4.8: 8 MPEG flows, as the dissertation states their load (ours: ≈ 390 on the wire)
@@ -162,13 +158,7 @@ def predicted(times: np.ndarray) -> pd.DataFrame:
 def figures(lat: pd.DataFrame, series: pd.DataFrame, out: Path) -> list[str]:
     """Table 4.5 and Figs. 4.20, 4.22, 4.24, one file each (means over the seeds)."""
     pred = predicted(series.index.to_numpy())
-    names = []
-
-    def save(fig, name: str) -> None:
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=100)
-        plt.close(fig)
-        names.append(name)
+    names: list[str] = []
 
     fig, ax = plt.subplots(figsize=(5.5, 4))
     ax.plot(lat["target_ms"], lat["mm_latency_ms"], "ko-", label="aqmlab")
@@ -176,7 +166,7 @@ def figures(lat: pd.DataFrame, series: pd.DataFrame, out: Path) -> list[str]:
     ax.plot(TARGETS_MS, TARGETS_MS, "k:", label="configured L")
     ax.set(xlabel="configured L (ms)", ylabel="multimedia latency (ms)", title="Table 4.5: latency control (BULK-MPEG, blast)")
     ax.legend()
-    save(fig, "table4_05_latency_control.png")
+    names.append(save_figure(fig, out, "table4_05_latency_control.png"))
 
     fig, ax = plt.subplots(figsize=(9, 4))
     for cls, color in (("tcp", "tab:blue"), ("mm", "tab:orange"), ("other", "tab:green")):
@@ -185,7 +175,7 @@ def figures(lat: pd.DataFrame, series: pd.DataFrame, out: Path) -> list[str]:
     ax.set(xlabel="time (s)", ylabel="throughput (KB/s, 1-s means)",
            title="Fig. 4.20: class throughput vs the predicted reallocation B′ (other ramps 0 → 800 → 0 KB/s)")
     ax.legend(fontsize=8, ncol=3)
-    save(fig, "fig4_20_throughput_vs_prediction.png")
+    names.append(save_figure(fig, out, "fig4_20_throughput_vs_prediction.png"))
 
     fig, ax = plt.subplots(figsize=(9, 3.5))
     share = series["mm"] / (series["mm"] + series["tcp"])
@@ -194,7 +184,7 @@ def figures(lat: pd.DataFrame, series: pd.DataFrame, out: Path) -> list[str]:
     ax.set(xlim=(42, series.index.max()), ylim=(0, 40), xlabel="time (s)", ylabel="% of MM + TCP throughput",
            title="Fig. 4.22: multimedia's share of multimedia + TCP throughput")
     ax.legend(fontsize=8)
-    save(fig, "fig4_22_mm_share.png")
+    names.append(save_figure(fig, out, "fig4_22_mm_share.png"))
 
     fig, ax = plt.subplots(figsize=(9, 3.5))
     ax.plot(series.index, series["mm_latency_ms"], color="tab:orange", label="measured (1-s means)")
@@ -202,7 +192,7 @@ def figures(lat: pd.DataFrame, series: pd.DataFrame, out: Path) -> list[str]:
     ax.set(xlim=(42, series.index.max()), xlabel="time (s)", ylabel="multimedia latency (ms)",
            title="Fig. 4.24: multimedia latency vs the predicted L′")
     ax.legend(fontsize=8)
-    save(fig, "fig4_24_latency_vs_prediction.png")
+    names.append(save_figure(fig, out, "fig4_24_latency_vs_prediction.png"))
     return names
 
 

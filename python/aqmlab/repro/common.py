@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from .. import api
 
-__all__ = ["Claim", "Job", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt"]
+__all__ = ["Claim", "Job", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt", "save_figure"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,16 @@ class Claim:
     @property
     def verdict(self) -> str:
         return {True: "holds", False: "does not hold", None: "shown"}[self.holds]
+
+
+def save_figure(fig, out: Path, name: str, dpi: int = 100) -> str:
+    """Writes a matplotlib figure to `out/name` (tight layout), closes it and returns `name`."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=dpi)
+    plt.close(fig)
+    return name
 
 
 def claims_table(claims: Iterable[Claim]) -> str:

@@ -26,7 +26,7 @@ import pandas as pd  # noqa: E402
 
 from ..models import fpq as model  # noqa: E402
 from . import fpq_scenarios as S  # noqa: E402
-from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, run_jobs  # noqa: E402
+from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, run_jobs, save_figure  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,9 +132,7 @@ def single_flow(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     ax[1].set(ylabel="timeouts per packet", title="Fig 5.2")
     ax[2].set(ylabel="fraction of time in timeout", title="Fig 5.3 (RTT 100 ms)")
     ax[3].set(ylabel="packets in flight", title="Fig 5.4")
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["single_flow"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["single_flow"])
 
     mid = t[(t["l"] >= 0.005) & (t["l"] <= 0.05)]
     ratio = float((mid["cwnd"] / mid["eq51"]).mean())
@@ -203,9 +201,7 @@ def tail_drop(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     ax[3].set(xlabel="time (s)", ylabel="queue (packets)", title="Figs 5.8/5.9 (30 flows)")
     for a in ax:
         a.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["tail_drop"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["tail_drop"])
 
     dt = df[df["queue_kind"] == "droptail"].set_index("n")
     rd = df[df["queue_kind"] == "random-drop"].set_index("n")
@@ -276,9 +272,7 @@ def red_sweeps(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     ax[0][1].set_title("Fig 5.12 (max_p swept)")
     ax[0][2].set_title("Fig 5.13 (max_th swept)")
     ax[2][0].set_title("Figs 5.14-5.16")
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["red_sweeps"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["red_sweeps"])
 
     over = ((df["p1_loss"] > df["loss"]) & (df["p1_queue"] > df["queue"])).mean()
 
@@ -342,9 +336,7 @@ def fpq_validation(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     ax[2].set(xlabel="flows", ylabel="rate", title="Fig 6.7")
     for a in ax:
         a.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["fpq_validation"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["fpq_validation"])
 
     big = df[df["n"] >= 100]
     q_ratio = big["queue"] / big["target_q"]
@@ -404,9 +396,7 @@ def t_clear_sweep(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
     ax[2].set(xlabel="t_clear (s)", title="Fig 6.10")
     for a in ax:
         a.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["t_clear_sweep"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["t_clear_sweep"])
 
     d = df.set_index("t_clear")
     cv_short, cv_long = d.loc[0.05, "queue_cv"], d.loc[d.index >= 0.2, "queue_cv"].max()
@@ -462,9 +452,7 @@ def ppf_sweep(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
                    fmt="r^:", capsize=3, label="thesis mean ± SD")
     ax[1].set(xlabel="packets per flow (PPF)", ylabel="transfer time (s)", title="Fig 7.2")
     ax[1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["ppf_sweep"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["ppf_sweep"])
 
     d = df.set_index("ppf")
     sd_falls = bool(np.all(np.diff(d["sd_s"].to_numpy()) < 0))
@@ -558,9 +546,7 @@ def delay_analysis(p: Plan, out: Path) -> tuple[pd.DataFrame, list[Claim]]:
         for a in row:
             if a.get_legend_handles_labels()[0]:
                 a.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / FIGURES["delay_analysis"], dpi=100)
-    plt.close(fig)
+    save_figure(fig, out, FIGURES["delay_analysis"])
 
     f = df[df["queue_kind"] == "FPQ"].set_index("n")
     r = df[df["queue_kind"] == "RED217"].set_index("n")
