@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::units::{Bytes, Duration, Rate};
-use crate::transport::tcp::TcpVariant;
+use crate::transport::tcp::{CongestionControl, Recovery, TcpProfile, TcpVariant};
 
 /// A whole scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -204,9 +204,21 @@ pub struct FlowParams {
     pub class: Option<u8>,
 
     // ---- TCP ----
+    /// `ns3`, `linux` or `ns2`: the defaults of the other TCP keys (explicit keys win).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<TcpProfile>,
     /// `tahoe`, `reno`, `newreno` or `sack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<TcpVariant>,
+    /// `reno`, `cubic` or `dctcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion_control: Option<CongestionControl>,
+    /// `classic` or `prr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Recovery>,
+    /// RFC 3042 limited transmit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
     /// Payload bytes per segment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<Bytes>,

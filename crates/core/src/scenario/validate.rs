@@ -16,7 +16,7 @@ use crate::qdisc::{
     RedParams, RioParams,
 };
 use crate::scenario::units::Limit;
-use crate::transport::tcp::{DelayedAck, TcpConfig, TcpVariant};
+use crate::transport::tcp::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
 use crate::traffic::proshare::ProshareParams;
 use super::media::{mpeg_params, proshare_params, MPEG_KEYS, PROSHARE_KEYS};
@@ -281,14 +281,16 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 }
 
 const TCP_KEYS: &[&str] = &[
-    "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto",
-    "initial_rto", "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "size",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "mss", "header_bytes",
+    "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
+    "coarse_timer", "dupack_threshold", "sack", "ecn", "size",
     "size_dist", "repeat",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
-    "variant", "mss", "header_bytes", "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto",
-    "max_rto", "timer_granularity", "coarse_timer", "dupack_threshold", "sack", "ecn", "distributions", "start_mode", "parallel", "think_mean",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "mss", "header_bytes",
+    "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
+    "coarse_timer", "dupack_threshold", "sack", "ecn", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -323,13 +325,20 @@ fn check_list_len<T>(v: &Option<OneOrMany<T>>, count: usize, path: &str) -> Conf
 }
 
 fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
-    let d = TcpConfig::default();
+    let d = f.profile.map_or_else(TcpConfig::default, TcpProfile::defaults);
     let variant = *f.variant.get_or_insert(d.variant);
+    let congestion_control = *f.congestion_control.get_or_insert(d.congestion_control);
+    let recovery = *f.recovery.get_or_insert(d.recovery);
+    let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
+    if recovery == Recovery::Prr && variant == TcpVariant::Tahoe {
+        return err(join(path, "recovery"), "\"prr\" needs a variant with fast recovery (reno, newreno or sack), got tahoe");
+    }
     let mss = f.mss.get_or_insert(Bytes(d.mss as u64)).0;
     if !(1..=65_000).contains(&mss) {
         return err(join(path, "mss"), format!("must be between 1B and 65000B, got {mss}B"));
     }
     let header = f.header_bytes.get_or_insert(Bytes(d.header_bytes as u64)).0;
+    let max_window_default = u64::from(d.max_window).saturating_mul(u64::from(d.mss));
     if header > 1000 {
         return err(join(path, "header_bytes"), format!("must be at most 1000B, got {header}B"));
     }
@@ -342,10 +351,15 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
             return err(join(path, "max_window"), format!("must hold at least one segment ({mss}B), got {b}B"))
         }
         Some(Bytes(b)) => (b / mss).min(u32::MAX as u64 / 2) as u32,
+        // A profile's receiver window is in bytes (a buffer size): re-express it in this mss.
+        None if f.profile.is_some() => (max_window_default / mss).clamp(1, u32::MAX as u64 / 2) as u32,
         None => d.max_window,
     };
-    let delayed_ack = match f.delayed_ack.get_or_insert(DelayedAckParams::Switch(true)) {
-        DelayedAckParams::Switch(true) => d.delayed_ack,
+    let delayed_by_default = d.delayed_ack.count > 1;
+    let delayed_ack = match f.delayed_ack.get_or_insert(DelayedAckParams::Switch(delayed_by_default)) {
+        DelayedAckParams::Switch(true) if delayed_by_default => d.delayed_ack,
+        // ns-2's DelAck sink: every second segment, its interval_ (the profile's timeout).
+        DelayedAckParams::Switch(true) => DelayedAck { count: 2, timeout: d.delayed_ack.timeout },
         DelayedAckParams::Switch(false) => DelayedAck { count: 1, timeout: d.delayed_ack.timeout },
         DelayedAckParams::Table(t) => {
             let count = *t.count.get_or_insert(d.delayed_ack.count);
@@ -369,7 +383,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "max_rto"), format!("must be positive and at least min_rto ({min_rto})"));
     }
     let g = f.timer_granularity.get_or_insert(Duration(d.timer_granularity)).0;
-    let coarse = *f.coarse_timer.get_or_insert(false);
+    let coarse = *f.coarse_timer.get_or_insert(d.coarse_timer);
     if coarse && g == Dur::ZERO {
         return err(join(path, "timer_granularity"), "must be positive when coarse_timer = true");
     }
@@ -381,7 +395,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     if variant == TcpVariant::Sack && !sack {
         return err(join(path, "sack"), "variant \"sack\" needs sack = true");
     }
-    let ecn = *f.ecn.get_or_insert(false);
+    let ecn = *f.ecn.get_or_insert(d.ecn || congestion_control == CongestionControl::Dctcp);
+    if congestion_control == CongestionControl::Dctcp && !ecn {
+        return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true (RFC 8257 reacts to ECN marks)");
+    }
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -389,6 +406,9 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     };
     Ok(TcpConfig {
         variant,
+        congestion_control,
+        recovery,
+        limited_transmit,
         mss: mss as u32,
         header_bytes: header as u32,
         ack_bytes: header as u32,

@@ -3,6 +3,8 @@
 
 use crate::engine::Dur;
 
+pub use super::congestion::CongestionControl;
+
 /// Sender congestion-control / loss-recovery flavour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -15,6 +17,18 @@ pub enum TcpVariant {
     NewReno,
     /// SACK-based loss recovery (RFC 6675), Reno congestion control.
     Sack,
+}
+
+/// How the window is managed during fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// Reno/NewReno window inflation by one segment per duplicate ACK (RFC 5681 §3.2, RFC 6582);
+    /// with SACK, cwnd = ssthresh and transmission by pipe (RFC 6675 §5).
+    Classic,
+    /// Proportional Rate Reduction (RFC 6937, with the slow-start reduction bound): cwnd
+    /// approaches ssthresh by sending in proportion to data delivered.
+    Prr,
 }
 
 /// Delayed-ACK policy of the receiver (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
@@ -41,6 +55,12 @@ pub struct TcpConfig {
     pub initial_window: u32,
     /// Initial slow-start threshold, segments.
     pub initial_ssthresh: u32,
+    /// Growth and reduction of the window.
+    pub congestion_control: CongestionControl,
+    /// Window management in fast recovery.
+    pub recovery: Recovery,
+    /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
     /// Receiver-window cap on the flight size, segments.
     pub max_window: u32,
     /// Receiver ACK policy.
@@ -75,6 +95,9 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: TcpVariant::NewReno,
+            congestion_control: CongestionControl::Reno,
+            recovery: Recovery::Classic,
+            limited_transmit: false,
             mss: 1448,
             header_bytes: 52,
             ack_bytes: 52,

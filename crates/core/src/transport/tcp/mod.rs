@@ -1,4 +1,5 @@
-//! TCP: sender variants (Tahoe, Reno, NewReno, SACK), receiver, timers — sans-IO.
+//! TCP: sender variants (Tahoe, Reno, NewReno, SACK) with Reno, CUBIC or DCTCP congestion control,
+//! classic or PRR recovery, limited transmit; receiver; timers — sans-IO.
 //!
 //! Contract with the engine (the same for sender and receiver):
 //! * every entry point takes `&TcpConfig`, `now`, and an output buffer `out` to which it appends
@@ -7,6 +8,9 @@
 //!   call `on_timer` late or spuriously (the endpoint then does nothing that is not due).
 
 mod config;
+mod congestion;
+mod profile;
+mod prr;
 mod receiver;
 mod rtt;
 mod scoreboard;
@@ -14,7 +18,8 @@ mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use config::{DelayedAck, TcpConfig, TcpVariant};
+pub use config::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpVariant};
+pub use profile::TcpProfile;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{TcpSender, TcpSenderStats};

@@ -1,5 +1,5 @@
 //! TCP receiver: cumulative ACKs, out-of-order buffering, SACK blocks (RFC 2018), delayed ACKs
-//! (RFC 1122 §4.2.3.2, RFC 5681 §4.2) and the ECN echo (RFC 3168 §6.1.3). Sans-IO like the sender.
+//! (RFC 1122 §4.2.3.2, RFC 5681 §4.2) and the ECN echo (RFC 3168 §6.1.3; DCTCP's RFC 8257 §3.2). Sans-IO like the sender.
 //!
 //! ACK policy: an in-order segment that fills no gap is acknowledged when `delayed_ack.count`
 //! such segments are pending or when `delayed_ack.timeout` has passed since the first of them; an
@@ -7,7 +7,7 @@
 //! (RFC 5681 §4.2). SACK blocks: the first holds the segment just received (RFC 2018 §4), the
 //! others follow in descending sequence order.
 
-use super::TcpConfig;
+use super::{CongestionControl, TcpConfig};
 use crate::engine::Time;
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, SackBlock, FLAG_CWR, FLAG_ECE, MAX_SACK_BLOCKS};
 
@@ -33,7 +33,8 @@ pub struct TcpReceiver {
     pending: u32,
     /// Delayed-ACK deadline, `Time::NEVER` when none is pending.
     ack_at: Time,
-    /// Echo ECE on every ACK until a CWR arrives (RFC 3168 §6.1.3).
+    /// Echo ECE on every ACK until a CWR arrives (RFC 3168 §6.1.3); with DCTCP, the CE mark of
+    /// the latest segment (RFC 8257 §3.2).
     ece: bool,
     delivered: u64,
     /// A segment shorter than `TcpConfig::payload_of` says (the last of a byte-sized transfer, see
@@ -62,11 +63,21 @@ impl TcpReceiver {
     /// Handles an arriving data segment; appends ACKs to `out`.
     pub fn on_data(&mut self, cfg: &TcpConfig, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         self.stats.segments_received += 1;
-        if pkt.has(FLAG_CWR) {
-            self.ece = false;
-        }
-        if pkt.ecn == Ecn::Ce {
-            self.ece = true;
+        if cfg.congestion_control == CongestionControl::Dctcp {
+            // RFC 8257 §3.2: ECE mirrors each segment's CE mark; when it changes, ACK what is
+            // pending at once with the old value so the sender counts marked bytes exactly.
+            let ce = pkt.ecn == Ecn::Ce;
+            if ce != self.ece && self.pending > 0 {
+                self.send_ack(cfg, now, None, out);
+            }
+            self.ece = ce;
+        } else {
+            if pkt.has(FLAG_CWR) {
+                self.ece = false;
+            }
+            if pkt.ecn == Ecn::Ce {
+                self.ece = true;
+            }
         }
         let seq = pkt.seq;
         // (`payload` is a u16: a segment is short only if it is shorter than that can say.)

@@ -1,31 +1,49 @@
-//! TCP sender: Tahoe, Reno, NewReno and SACK loss recovery over RFC 5681 congestion control,
-//! RFC 6298 retransmission timer, RFC 3168 ECN. Sans-IO: handed `now` and ACKs, it appends the
+//! TCP sender: Tahoe, Reno, NewReno and SACK loss recovery (classic or RFC 6937 PRR, RFC 3042
+//! limited transmit) over Reno, CUBIC or DCTCP congestion control, RFC 6298 retransmission timer,
+//! RFC 3168 ECN. Sans-IO: handed `now` and ACKs, it appends the
 //! segments to transmit to `out` and says when it next wants `on_timer` (`next_wakeup`).
 //!
 //! Read first: RFC 5681 (slow start, congestion avoidance, fast retransmit/recovery), RFC 6582
-//! (NewReno), RFC 6675 (SACK loss recovery), RFC 6298 (RTO), RFC 3168 §6.1 (ECN at the sender).
+//! (NewReno), RFC 6675 (SACK loss recovery), RFC 6937 (PRR), RFC 3042 (limited transmit), RFC 6298
+//! (RTO), RFC 3168 §6.1 (ECN at the sender).
 //!
 //! Modelling choices (docs/tcp.md discusses each):
-//! * Windows count segments (`cwnd` is an `f64` of segments). Growth is per ACK without
-//!   appropriate byte counting: +1 per ACK in slow start, +1/cwnd per ACK in congestion avoidance,
-//!   as in ns-2 and ns-3's `TcpNewReno`; with delayed ACKs that is about ½ segment per RTT.
+//! * Windows count segments (`cwnd` is an `f64` of segments). Growth and cuts come from the
+//!   congestion-control module (`congestion.rs`: Reno, CUBIC, DCTCP).
+//! * FlightSize, the amount a loss or an ECN echo halves, is the window really in use: the data
+//!   outstanding, but at most cwnd without Reno/NewReno's duplicate-ACK inflation (in their fast
+//!   recovery, ssthresh). RFC 5681's literal `snd_max − snd_una` counts segments the receiver
+//!   already holds after inflation and after go-back-N; ns-2, ns-3 and Linux halve the window.
+//!   A second timeout of the same segment keeps ssthresh (RFC 5681 §3.1's note on eq. (4)).
 //! * Tahoe on three duplicate ACKs sets cwnd = 1 and goes back to `snd_una` (ns-2's Tahoe).
 //! * NewReno leaves recovery on the full ACK with cwnd = ssthresh (RFC 6582 §3.2 step 3, option 2;
 //!   ns-3's classic recovery does the same); a partial ACK retransmits the next hole, deflates the
-//!   window by the amount acknowledged, adds one segment back and restarts the timer.
+//!   window by the amount acknowledged and adds one segment back. The retransmission timer is
+//!   restarted only by the first partial ACK (RFC 6582 §3.2 step 4 and §4, "Impatient"), and not
+//!   on entering recovery (RFC 6298 (5.1): a retransmission starts the timer only if stopped).
 //! * SACK implements RFC 6675's IsLost, SetPipe and NextSeg rules 1–3 (not the rescue
 //!   retransmission of rule 4), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
-//!   and sets cwnd = ssthresh = FlightSize/2. Congestion control is Reno's.
-//! * After a timeout every variant sets ssthresh = max(FlightSize/2, 2), cwnd = 1, retransmits
-//!   from `snd_una` (go-back-N) and, for NewReno/SACK, sets `recover = snd_max` so duplicate ACKs
-//!   for the old window do not trigger another fast retransmit (RFC 6582 §4.1). SACK information
-//!   is discarded (RFC 2018 §8).
-//! * Retransmissions are sent Not-ECT (RFC 3168 §6.1.5).
+//!   and sets cwnd = ssthresh. Before recovery, duplicate ACKs carrying SACK blocks already send
+//!   new data while cwnd − pipe ≥ 1 (what ns-3 does; RFC 6675 §5 points to limited transmit).
+//! * `limited_transmit` (RFC 3042): without SACK, each of the first two duplicate ACKs sends one
+//!   new segment if no more than cwnd + 2 segments would then be outstanding; cwnd is unchanged.
+//! * `recovery = "prr"` (RFC 6937) replaces inflation/deflation (and, with SACK, cwnd = ssthresh)
+//!   by proportional rate reduction. Without SACK, pipe is estimated as outstanding minus the
+//!   duplicate ACKs since the last cumulative advance, DeliveredData as one segment per duplicate
+//!   ACK and the cumulative advance less the duplicates already counted (RFC 6937 §3).
+//! * After a timeout every variant sets cwnd = 1, retransmits from `snd_una` (go-back-N) and, for
+//!   NewReno/SACK, sets `recover = snd_max` so duplicate ACKs for the old window do not trigger
+//!   another fast retransmit (RFC 6582 §4.1). SACK information is discarded (RFC 2018 §8).
+//! * ECN (RFC 3168 §6.1.2): an echo halves (DCTCP: cuts by α/2) at most once per window; a loss
+//!   reduction counts as that window's reduction too; both set CWR on the next new segment; an
+//!   ACK with ECE never grows the window. Retransmissions are sent Not-ECT (§6.1.5).
 //! * No handshake: `start` sends the initial window.
 
 use super::rtt::RttEstimator;
+use super::congestion::CcState;
+use super::prr::Prr;
 use super::scoreboard::Scoreboard;
-use super::{TcpConfig, TcpVariant};
+use super::{Recovery, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
@@ -86,6 +104,12 @@ pub struct TcpSender {
     ecn_recover: u32,
     /// ECN: set CWR on the next new segment.
     cwr_pending: bool,
+    /// Congestion-control state (Reno, CUBIC, DCTCP).
+    cc: CcState,
+    /// PRR counters of the current recovery episode.
+    prr: Prr,
+    /// NewReno: a partial ACK has arrived in this recovery (only the first restarts the timer).
+    partial_ack_seen: bool,
     /// SACK scoreboard, allocated on the first SACK block.
     scoreboard: Option<Box<Scoreboard>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
@@ -117,6 +141,9 @@ impl TcpSender {
             integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
+            cc: CcState::new(cfg.congestion_control),
+            prr: Prr::default(),
+            partial_ack_seen: false,
             scoreboard: None,
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
@@ -179,19 +206,24 @@ impl TcpSender {
     /// Handles an arriving ACK.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
         self.integrate(now);
-        let sack_recovery = cfg.variant == TcpVariant::Sack;
-        if sack_recovery && ack.sack_len > 0 {
+        let sacked_before = self.sacked_count();
+        if cfg.variant == TcpVariant::Sack && ack.sack_len > 0 {
             let una = self.snd_una.max(ack.ack);
             self.scoreboard.get_or_insert_with(Default::default).update(ack.sack_blocks(), una);
         }
         if ack.ack > self.snd_una && ack.ack <= self.snd_max {
-            self.on_new_ack(cfg, now, ack, out);
+            self.on_new_ack(cfg, now, ack, sacked_before, out);
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack(cfg, now, out);
+            self.on_dupack(cfg, now, sacked_before, out);
         }
     }
 
-    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
+    /// SACKed segments above `snd_una` on the scoreboard.
+    fn sacked_count(&self) -> u32 {
+        self.scoreboard.as_ref().map_or(0, |sb| sb.sacked_above(self.snd_una))
+    }
+
+    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
         if let Some((seq, sent)) = self.timed {
             if ack.ack > seq {
@@ -200,105 +232,201 @@ impl TcpSender {
                 self.timed = None;
             }
         }
-        let flight_before = self.snd_max - self.snd_una;
+        // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize).
+        let window_before = self.flight_size(cfg);
+        let dupacks_before = self.dupacks;
         self.snd_una = ack.ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.dupacks = 0;
-        if cfg.ecn && ack.has(FLAG_ECE) && !self.in_recovery && self.snd_una > self.ecn_recover {
-            // RFC 3168 §6.1.2: halve once per window of data.
-            self.ssthresh = (flight_before as f64 / 2.0).max(2.0);
+        let ece = cfg.ecn && ack.has(FLAG_ECE);
+        self.cc.observe_ack(acked, ece, self.snd_una, self.snd_max);
+        let mut restart_timer = true;
+        if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
+            // RFC 3168 §6.1.2: reduce once per window of data.
+            self.ssthresh = self.cc.ecn_window(window_before);
             self.cwnd = self.ssthresh;
-            self.ecn_recover = self.snd_max;
-            self.cwr_pending = true;
+            self.note_window_reduced(cfg);
             self.stats.ecn_reductions += 1;
         } else if self.in_recovery {
-            self.recovery_ack(cfg, now, acked, out);
-        } else if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0; // RFC 5681 §3.1 slow start, one segment per ACK
-        } else {
-            self.cwnd += 1.0 / self.cwnd; // congestion avoidance, ~1 segment per window of ACKs
+            let delivered = if cfg.variant == TcpVariant::Sack {
+                (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(0) as u32
+            } else {
+                acked.saturating_sub(dupacks_before) // RFC 6937 §3: less the duplicates already counted
+            };
+            restart_timer = self.recovery_ack(cfg, now, acked, delivered, out);
+        } else if !ece {
+            let srtt = self.rtt.srtt();
+            self.cc.grow(&mut self.cwnd, self.ssthresh, acked, now, srtt);
         }
         // RFC 6298 (5.2)/(5.3): stop when all is acknowledged, else restart.
-        self.rto_at = Time::NEVER;
-        if self.snd_una < self.snd_max {
+        if self.snd_una >= self.snd_max {
+            self.rto_at = Time::NEVER;
+        } else if restart_timer {
+            self.rto_at = Time::NEVER;
             self.arm_timer(cfg, now);
         }
         if self.in_recovery && cfg.variant == TcpVariant::Sack {
-            self.sack_transmit(cfg, now, out);
-        } else {
+            if cfg.recovery == Recovery::Classic {
+                self.sack_transmit(cfg, now, out);
+            }
+        } else if !(self.in_recovery && cfg.recovery == Recovery::Prr) {
             self.send_new(cfg, now, out);
         }
     }
 
-    /// A new ACK while in fast recovery.
-    fn recovery_ack(&mut self, cfg: &TcpConfig, now: Time, acked: u32, out: &mut Vec<Packet>) {
+    /// A new ACK while in fast recovery, `delivered` segments newly delivered (RFC 6937's
+    /// DeliveredData). Returns whether the retransmission timer is to be restarted.
+    fn recovery_ack(&mut self, cfg: &TcpConfig, now: Time, acked: u32, delivered: u32, out: &mut Vec<Packet>) -> bool {
         let full = self.snd_una >= self.recover;
+        let prr = cfg.recovery == Recovery::Prr;
         match cfg.variant {
-            TcpVariant::Reno => {
-                self.in_recovery = false; // RFC 5681 §3.2 step 6: any new ACK ends recovery
-                self.cwnd = self.ssthresh;
-            }
-            TcpVariant::NewReno if full => {
-                self.in_recovery = false; // RFC 6582 §3.2 step 3, option 2
-                self.cwnd = self.ssthresh;
-            }
-            TcpVariant::NewReno => {
-                // RFC 6582 §3.2 step 4: partial ACK.
-                self.retransmit(cfg, now, self.snd_una, out);
-                self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
-            }
+            // RFC 5681 §3.2 step 6: any new ACK ends Reno's recovery; RFC 6582 §3.2 step 3
+            // (option 2) and RFC 6675 §5 end it on the full ACK. RFC 6937: cwnd = ssthresh.
+            TcpVariant::Reno => self.leave_recovery(),
+            TcpVariant::NewReno if full => self.leave_recovery(),
             TcpVariant::Sack if full => {
-                self.in_recovery = false; // RFC 6675 §5: the RecoveryPoint is acknowledged
+                self.leave_recovery();
                 self.snd_nxt = self.snd_max;
             }
+            TcpVariant::NewReno => {
+                // RFC 6582 §3.2 step 4: partial ACK; the timer restarts on the first only.
+                let first_partial = !self.partial_ack_seen;
+                self.partial_ack_seen = true;
+                if prr {
+                    self.prr_transmit(cfg, now, delivered, true, out);
+                } else {
+                    self.retransmit(cfg, now, self.snd_una, out);
+                    self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
+                }
+                return first_partial;
+            }
+            TcpVariant::Sack if prr => self.prr_transmit(cfg, now, delivered, false, out),
             TcpVariant::Sack | TcpVariant::Tahoe => {}
         }
+        true
     }
 
-    fn on_dupack(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+    fn leave_recovery(&mut self) {
+        self.in_recovery = false;
+        self.cwnd = self.ssthresh;
+    }
+
+    fn on_dupack(&mut self, cfg: &TcpConfig, now: Time, sacked_before: u32, out: &mut Vec<Packet>) {
         self.dupacks += 1;
+        let sack = cfg.variant == TcpVariant::Sack;
         if self.in_recovery {
-            match cfg.variant {
-                TcpVariant::Sack => self.sack_transmit(cfg, now, out),
-                _ => {
-                    self.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate per duplicate ACK
-                    self.send_new(cfg, now, out);
-                }
+            if cfg.recovery == Recovery::Prr && cfg.variant != TcpVariant::Tahoe {
+                let delivered = if sack { self.sacked_count().saturating_sub(sacked_before) } else { 1 };
+                self.prr_transmit(cfg, now, delivered, false, out);
+            } else if sack {
+                self.sack_transmit(cfg, now, out);
+            } else {
+                self.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate per duplicate ACK
+                self.send_new(cfg, now, out);
             }
             return;
         }
         // RFC 6582 §4.1: no new recovery for duplicates of data sent before the last one began.
         let may_recover = self.snd_una >= self.recover || cfg.variant == TcpVariant::Reno;
-        let sack_lost = cfg.variant == TcpVariant::Sack
-            && self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold));
+        let sack_lost = sack && self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold));
         if !(may_recover && (self.dupacks == cfg.dupack_threshold || sack_lost)) {
+            self.early_transmit(cfg, now, out);
             return;
         }
-        let flight = (self.snd_max - self.snd_una) as f64;
-        self.ssthresh = (flight / 2.0).max(2.0); // RFC 5681 (4)
+        let window = self.flight_size(cfg);
+        self.ssthresh = self.cc.loss_ssthresh(window); // RFC 5681 (4)
+        self.note_window_reduced(cfg);
         self.recover = self.snd_max;
         self.stats.fast_retransmits += 1;
-        match cfg.variant {
-            TcpVariant::Tahoe => {
-                self.cwnd = 1.0;
-                self.go_back_n(cfg, now, out);
-            }
-            TcpVariant::Reno | TcpVariant::NewReno => {
-                self.in_recovery = true;
-                self.retransmit(cfg, now, self.snd_una, out);
-                self.cwnd = self.ssthresh + cfg.dupack_threshold as f64; // RFC 5681 §3.2 step 3
-                self.send_new(cfg, now, out);
-            }
-            TcpVariant::Sack => {
-                self.in_recovery = true;
-                self.cwnd = self.ssthresh; // RFC 6675 §5 step 4.2
-                // (4.3): the first segment presumed lost goes out at once, whatever pipe says.
+        if cfg.variant == TcpVariant::Tahoe {
+            self.cwnd = 1.0;
+            self.go_back_n(cfg, now, out);
+            return;
+        }
+        self.in_recovery = true;
+        self.partial_ack_seen = false;
+        if cfg.recovery == Recovery::Prr {
+            self.prr = Prr::start(self.snd_max - self.snd_una);
+            // The third duplicate (or the SACK that made snd_una lost) delivered data too.
+            let delivered = if sack { self.sacked_count().saturating_sub(sacked_before).max(1) } else { 1 };
+            self.prr_transmit(cfg, now, delivered, true, out);
+            return;
+        }
+        if sack {
+            self.cwnd = self.ssthresh; // RFC 6675 §5 step 4.2
+            // (4.3): the first segment presumed lost goes out at once, whatever pipe says.
+            self.high_rxt = self.snd_una + 1;
+            self.retransmit(cfg, now, self.snd_una, out);
+            self.sack_transmit(cfg, now, out);
+        } else {
+            self.retransmit(cfg, now, self.snd_una, out);
+            self.cwnd = self.ssthresh + cfg.dupack_threshold as f64; // RFC 5681 §3.2 step 3
+            self.send_new(cfg, now, out);
+        }
+    }
+
+    /// New data on a duplicate ACK below the threshold: by pipe with SACK (ns-3; RFC 6675 §5),
+    /// else limited transmit (RFC 3042) if enabled. Only previously unsent data goes out.
+    fn early_transmit(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        if self.snd_nxt != self.snd_max {
+            return; // go-back-N in progress: the next segment is not new data
+        }
+        let budget = if cfg.variant == TcpVariant::Sack {
+            let pipe = self.pipe(cfg);
+            (self.cwnd - f64::from(pipe)).floor().max(0.0) as u32
+        } else if cfg.limited_transmit && self.dupacks <= 2 && cfg.variant != TcpVariant::Tahoe {
+            // RFC 3042 §2: at most cwnd + 2 segments outstanding.
+            let allowed = self.cwnd.floor() as u32 + self.dupacks;
+            allowed.saturating_sub(self.snd_max - self.snd_una).min(1)
+        } else {
+            0
+        };
+        self.send_new_segments(cfg, now, budget, out);
+    }
+
+    /// Segments presumed in the network: RFC 6675 SetPipe with SACK; without it, the data
+    /// outstanding less one segment per duplicate ACK since the last cumulative advance.
+    fn pipe(&self, cfg: &TcpConfig) -> u32 {
+        match (&self.scoreboard, cfg.variant) {
+            (Some(sb), TcpVariant::Sack) => sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold),
+            _ => (self.snd_max - self.snd_una).saturating_sub(self.dupacks),
+        }
+    }
+
+    /// RFC 6937 per-ACK step: cwnd = pipe + sndcnt, then send. Without SACK, `hole` retransmits
+    /// `snd_una` first (the fast retransmit, or NewReno's partial-ACK retransmission).
+    fn prr_transmit(&mut self, cfg: &TcpConfig, now: Time, delivered: u32, hole: bool, out: &mut Vec<Packet>) {
+        let sack = cfg.variant == TcpVariant::Sack;
+        let pipe = self.pipe(cfg);
+        let sndcnt = self.prr.sndcnt(delivered, pipe, self.ssthresh, !sack);
+        self.cwnd = f64::from(pipe + sndcnt).max(1.0);
+        if sack {
+            if hole {
+                // RFC 6675 (4.3): the first lost segment goes out whatever pipe says.
                 self.high_rxt = self.snd_una + 1;
                 self.retransmit(cfg, now, self.snd_una, out);
-                self.sack_transmit(cfg, now, out);
             }
+            self.sack_transmit(cfg, now, out);
+            return;
         }
-        self.arm_timer(cfg, now);
+        let mut budget = sndcnt;
+        if hole {
+            self.retransmit(cfg, now, self.snd_una, out); // sent even at sndcnt 0; prr_out absorbs it
+            budget = budget.saturating_sub(1);
+        }
+        self.send_new_segments(cfg, now, budget, out);
+    }
+
+    /// Sends up to `n` previously unsent segments, as the receiver window and the data allow.
+    fn send_new_segments(&mut self, cfg: &TcpConfig, now: Time, n: u32, out: &mut Vec<Packet>) {
+        for _ in 0..n {
+            if !self.may_send_new(cfg) {
+                break;
+            }
+            let seq = self.snd_max;
+            self.transmit(cfg, now, seq, out);
+            self.snd_nxt = self.snd_max;
+        }
     }
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1, send NextSeg.
@@ -336,8 +464,12 @@ impl TcpSender {
         self.integrate(now);
         self.stats.timeouts += 1;
         self.stats.timeout_wait_ns += now.0 - self.rto_armed_at.0;
-        let flight = (self.snd_max - self.snd_una) as f64;
-        self.ssthresh = (flight / 2.0).max(2.0); // RFC 5681 (4)
+        if self.rtt.backoff() == 0 {
+            // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note).
+            let window = self.flight_size(cfg);
+            self.ssthresh = self.cc.loss_ssthresh(window);
+        }
+        self.note_window_reduced(cfg);
         self.cwnd = 1.0; // RFC 5681 §3.1: loss window
         self.in_recovery = false;
         self.dupacks = 0;
@@ -350,6 +482,23 @@ impl TcpSender {
         self.rto_at = Time::NEVER;
         self.go_back_n(cfg, now, out);
         self.arm_timer(cfg, now); // (5.6)
+    }
+
+    /// FlightSize for a window reduction: the data outstanding, at most the window really in use
+    /// (cwnd without the duplicate-ACK inflation of classic Reno/NewReno recovery).
+    fn flight_size(&self, cfg: &TcpConfig) -> f64 {
+        let inflated = self.in_recovery && cfg.recovery == Recovery::Classic && cfg.variant != TcpVariant::Sack;
+        let window = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
+        f64::from(self.snd_max - self.snd_una).min(window)
+    }
+
+    /// After any window reduction with ECN on: CWR on the next new segment, and no ECN-triggered
+    /// reduction for the rest of this window (RFC 3168 §6.1.2).
+    fn note_window_reduced(&mut self, cfg: &TcpConfig) {
+        if cfg.ecn {
+            self.ecn_recover = self.snd_max;
+            self.cwr_pending = true;
+        }
     }
 
     /// Resends from `snd_una` as the window allows.
@@ -410,6 +559,9 @@ impl TcpSender {
             p.flags |= FLAG_FIN;
         }
         self.stats.segments_sent += 1;
+        if self.in_recovery {
+            self.prr.sent(1);
+        }
         out.push(p);
         if self.rto_at == Time::NEVER {
             self.arm_timer(cfg, now); // (5.1)

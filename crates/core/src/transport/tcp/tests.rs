@@ -113,6 +113,136 @@ fn newreno_partial_ack_retransmits_next_hole_and_full_ack_ends_recovery() {
 }
 
 #[test]
+fn a_timeout_in_recovery_halves_the_real_window_not_the_inflated_flight() {
+    // Issue #10: ssthresh came from snd_max − snd_una, which after dupack inflation counts
+    // segments the receiver already holds; ns-2, ns-3 and Linux halve the window in use.
+    let (c, mut s, _) = three_dupacks(TcpVariant::NewReno); // ssthresh 5.5, cwnd 8.5, 12 outstanding
+    let mut out = Vec::new();
+    for _ in 0..10 {
+        s.on_ack(&c, ms(102), &ack(1), &mut out); // inflation sends new data: 20 outstanding
+    }
+    let deadline = s.next_wakeup().unwrap();
+    s.on_timer(&c, deadline, &mut out);
+    assert_eq!(s.ssthresh(), 2.75, "half of the real window (ssthresh 5.5), not of 20 outstanding");
+    assert_eq!(s.cwnd(), 1.0);
+}
+
+#[test]
+fn a_second_timeout_of_the_same_segment_keeps_ssthresh() {
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_timer(&c, s.next_wakeup().unwrap(), &mut out);
+    assert_eq!(s.ssthresh(), 5.0);
+    s.on_timer(&c, s.next_wakeup().unwrap(), &mut out);
+    assert_eq!(s.ssthresh(), 5.0, "RFC 5681 §3.1: held constant, not min(cwnd 1, flight)/2");
+    assert_eq!(s.stats().timeouts, 2);
+}
+
+#[test]
+fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
+    let (c, mut s, _) = three_dupacks(TcpVariant::NewReno);
+    let armed_by_new_ack = s.next_wakeup().unwrap();
+    assert_eq!(armed_by_new_ack, ms(100) + s.rto(&c), "entering recovery did not restart the timer");
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(200), &ack(3), &mut out); // first partial ACK
+    let after_first = s.next_wakeup().unwrap();
+    assert_eq!(after_first, ms(200) + s.rto(&c));
+    s.on_ack(&c, ms(300), &ack(5), &mut out); // second partial ACK
+    assert_eq!(s.next_wakeup().unwrap(), after_first, "RFC 6582 §4 Impatient: not restarted again");
+}
+
+#[test]
+fn sack_sends_new_data_on_the_first_duplicate_acks() {
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 11: 1..12 outstanding
+    out.clear();
+    s.on_ack(&c, ms(101), &sack_ack(1, &[(2, 3)]), &mut out);
+    assert_eq!(seqs(&out), [12], "segment 2 left the network: pipe 10 < cwnd 11");
+    s.on_ack(&c, ms(101), &sack_ack(1, &[(2, 4)]), &mut out);
+    assert_eq!(seqs(&out), [12, 13]);
+    assert!(!s.in_recovery() && out.iter().all(|p| !p.has(FLAG_RETRANSMIT)));
+    assert_eq!(s.cwnd(), 11.0, "duplicate ACKs do not grow the window");
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+    let plain = TcpConfig { initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let c = TcpConfig { limited_transmit: true, ..plain.clone() };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 11: 1..12 outstanding
+    out.clear();
+    s.on_ack(&c, ms(101), &ack(1), &mut out);
+    s.on_ack(&c, ms(101), &ack(1), &mut out);
+    assert_eq!(seqs(&out), [12, 13]);
+    assert_eq!(s.cwnd(), 11.0);
+    s.on_ack(&c, ms(101), &ack(1), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh(), 5.5, "RFC 3042: the extra segments do not count in FlightSize");
+    let (mut s, _) = started(&plain);
+    let mut out = Vec::new();
+    s.on_ack(&plain, ms(100), &ack(1), &mut out);
+    out.clear();
+    s.on_ack(&plain, ms(101), &ack(1), &mut out);
+    assert!(out.is_empty(), "off by default");
+}
+
+#[test]
+fn ecn_a_loss_reduction_sets_cwr_and_suppresses_an_echo_in_the_same_window() {
+    let c = TcpConfig { ecn: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out);
+    for _ in 0..3 {
+        s.on_ack(&c, ms(101), &ack(1), &mut out);
+    }
+    assert!(s.in_recovery());
+    out.clear();
+    while out.is_empty() {
+        s.on_ack(&c, ms(150), &ack(1), &mut out); // more dupacks inflate until new data goes out
+    }
+    assert!(out[0].has(FLAG_CWR), "CWR after the fast-retransmit reduction");
+    let echo = |n| Packet { flags: FLAG_ECE, ..ack(n) };
+    s.on_ack(&c, ms(200), &echo(20), &mut out); // full ACK ends recovery; echo for the old window
+    assert_eq!(s.stats().ecn_reductions, 0, "one reduction per window: the loss was it");
+    let cwnd = s.cwnd();
+    s.on_ack(&c, ms(201), &echo(21), &mut out);
+    assert_eq!(s.cwnd(), cwnd, "an ACK with ECE does not grow the window");
+}
+
+#[test]
+fn prr_spreads_the_reduction_over_the_recovery_round_trip() {
+    let c = TcpConfig { recovery: Recovery::Prr, initial_window: 20, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 21: 1..22 outstanding; 1 is lost
+    out.clear();
+    let mut per_ack = Vec::new();
+    for end in 3..=22 {
+        let before = out.len();
+        s.on_ack(&c, ms(101), &sack_ack(1, &[(2, end)]), &mut out);
+        per_ack.push(out.len() - before);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh(), 10.5);
+    // Two SACKs before recovery each sent a new segment (pipe), so RecoverFS = 23. In recovery
+    // 18 segments were delivered: RFC 6937's proportional part allows at most
+    // CEIL(18 · 10.5 / 23) = 9 transmissions, the fast retransmit included, one per ACK at most;
+    // once pipe falls to ssthresh the reduction bound holds it there.
+    assert_eq!(per_ack[..2], [1, 1]);
+    let sent_in_recovery: usize = per_ack[2..].iter().sum();
+    assert!((7..=9).contains(&sent_in_recovery), "{per_ack:?}");
+    assert!(per_ack[2..].iter().all(|&n| n <= 1), "{per_ack:?}");
+    assert_eq!(s.cwnd(), 10.0, "pipe + sndcnt has come down to the whole segments of ssthresh");
+    s.on_ack(&c, ms(150), &ack(24), &mut out); // the RecoveryPoint
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), s.ssthresh(), "RFC 6937: cwnd = ssthresh on leaving recovery");
+}
+
+#[test]
 fn reno_leaves_recovery_on_any_new_ack() {
     let (c, mut s, _) = three_dupacks(TcpVariant::Reno);
     let mut out = Vec::new();
@@ -403,15 +533,25 @@ fn newreno_needs_one_round_trip_per_hole_but_no_timeout() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn every_variant_delivers_everything_exactly_once(
         variant in prop::sample::select(vec![TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack]),
         delayed in any::<bool>(),
+        prr in any::<bool>(),
+        limited_transmit in any::<bool>(),
+        cc in prop::sample::select(vec![CongestionControl::Reno, CongestionControl::Cubic]),
         drops in prop::collection::vec(0usize..400, 0..25),
     ) {
         let count = if delayed { 2 } else { 1 };
-        let c = TcpConfig { delayed_ack: DelayedAck { count, timeout: Dur::from_millis(200) }, ..cfg(variant) };
+        let recovery = if prr && variant != TcpVariant::Tahoe { Recovery::Prr } else { Recovery::Classic };
+        let c = TcpConfig {
+            delayed_ack: DelayedAck { count, timeout: Dur::from_millis(200) },
+            recovery,
+            limited_transmit,
+            congestion_control: cc,
+            ..cfg(variant)
+        };
         let (r, s) = transfer(&c, 300, &drops);
         prop_assert_eq!(r.delivered_bytes(), 300 * 1448);
         prop_assert_eq!(r.rcv_nxt(), 300);
@@ -424,7 +564,8 @@ fn per_flow_state_stays_small() {
     // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
     let sender = std::mem::size_of::<TcpSender>();
     let receiver = std::mem::size_of::<TcpReceiver>();
-    // 200 and 80 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
-    // Morris 1999's metrics need); a guard against accidental growth, not a tight budget.
-    assert!(sender <= 208 && receiver <= 96, "sender {sender} B, receiver {receiver} B");
+    // 232 and 80 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
+    // Morris 1999's metrics need, then by PRR's counters and the boxed CUBIC/DCTCP state); a
+    // guard against accidental growth, not a tight budget.
+    assert!(sender <= 232 && receiver <= 96, "sender {sender} B, receiver {receiver} B");
 }

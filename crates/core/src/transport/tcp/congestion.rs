@@ -1,0 +1,225 @@
+//! Congestion-window growth and reduction, separate from loss recovery: Reno (RFC 5681), CUBIC
+//! (RFC 9438) and DCTCP (RFC 8257). The sender decides *when* (an ACK outside recovery, a loss, an
+//! ECN echo); this module says *by how much*. Windows are in segments.
+//!
+//! Choices (docs/tcp.md):
+//! * Reno grows per ACK, without appropriate byte counting (ns-2, ns-3 `TcpNewReno`): +1 per ACK
+//!   in slow start, +1/cwnd in congestion avoidance.
+//! * CUBIC: C = 0.4, β = 0.7, fast convergence on, the Reno-friendly estimate W_est of RFC 9438
+//!   §4.3 with α = 3(1−β)/(1+β), target W_cubic(t + SRTT) clamped to [cwnd, 1.5·cwnd] (§4.4).
+//!   Slow start is standard (no HyStart); a timeout ends the epoch and sets W_max like any
+//!   congestion event (§4.8).
+//! * DCTCP: g = 1/16, α starts at 1 (RFC 8257 §3.3), updated once per window of data; an ECN
+//!   echo cuts cwnd by α/2 at most once per window; losses are handled as Reno's (§3.5).
+
+use crate::engine::{Dur, Time};
+
+/// Which congestion-control algorithm grows and cuts the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionControl {
+    /// RFC 5681 AIMD: halve on congestion, +1 segment per RTT.
+    Reno,
+    /// RFC 9438: cubic growth around the last maximum, β = 0.7.
+    Cubic,
+    /// RFC 8257: Reno growth, ECN cut proportional to the fraction of marked bytes.
+    Dctcp,
+}
+
+/// RFC 9438 §5.1: C = 0.4 segments/s³.
+const CUBIC_C: f64 = 0.4;
+/// RFC 9438 §4.6: β_cubic = 0.7.
+const CUBIC_BETA: f64 = 0.7;
+/// RFC 8257 §3.3: estimation gain g = 1/16.
+const DCTCP_G: f64 = 1.0 / 16.0;
+
+/// Per-flow state of the algorithm. Boxed so that Reno flows, the common case when there are
+/// 100,000 of them, carry no more than a tag and a pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum CcState {
+    Reno,
+    Cubic(Box<Cubic>),
+    Dctcp(Box<Dctcp>),
+}
+
+/// RFC 9438 §4 state.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Cubic {
+    /// W_max: the window just before the last reduction (0 before any).
+    w_max: f64,
+    /// Start of the current congestion-avoidance epoch (`Time::NEVER`: none yet).
+    epoch_start: Time,
+    /// K, seconds: when W_cubic reaches W_max again.
+    k: f64,
+    /// W_est, the Reno-friendly window estimate (§4.3).
+    w_est: f64,
+}
+
+/// RFC 8257 §3.3 state.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Dctcp {
+    /// Estimated fraction of marked bytes.
+    alpha: f64,
+    /// Segments acknowledged in the current observation window.
+    acked: u32,
+    /// Of those, acknowledged by ACKs with ECE.
+    marked: u32,
+    /// The observation window ends when `snd_una` passes this.
+    window_end: u32,
+}
+
+impl CcState {
+    pub(super) fn new(cc: CongestionControl) -> CcState {
+        match cc {
+            CongestionControl::Reno => CcState::Reno,
+            CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0 })),
+            CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
+        }
+    }
+
+    /// Window growth on an ACK of `acked` new segments outside loss recovery.
+    pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time, srtt: Option<Dur>) {
+        if *cwnd < ssthresh {
+            *cwnd += 1.0; // RFC 5681 §3.1 (RFC 9438 §4.10 keeps standard slow start)
+            return;
+        }
+        match self {
+            CcState::Reno | CcState::Dctcp(_) => *cwnd += 1.0 / *cwnd,
+            CcState::Cubic(c) => c.grow(cwnd, acked, now, srtt),
+        }
+    }
+
+    /// The new ssthresh after a loss (fast retransmit or timeout) with `window` segments really
+    /// in flight; CUBIC also remembers W_max and ends its epoch.
+    pub(super) fn loss_ssthresh(&mut self, window: f64) -> f64 {
+        let next = match self {
+            CcState::Reno | CcState::Dctcp(_) => window / 2.0, // RFC 5681 (4)
+            CcState::Cubic(c) => c.reduce(window),
+        };
+        next.max(2.0)
+    }
+
+    /// The new window on an ECN congestion signal (at most once per window, the sender's guard).
+    pub(super) fn ecn_window(&mut self, window: f64) -> f64 {
+        match self {
+            CcState::Dctcp(d) => (window * (1.0 - d.alpha / 2.0)).max(2.0), // RFC 8257 §3.3 step 4
+            _ => self.loss_ssthresh(window),                                 // RFC 3168 §6.1.2: as a loss
+        }
+    }
+
+    /// DCTCP's per-ACK marking estimate (RFC 8257 §3.3 steps 1–3); a no-op for the others.
+    pub(super) fn observe_ack(&mut self, acked: u32, ece: bool, snd_una: u32, snd_max: u32) {
+        if let CcState::Dctcp(d) = self {
+            d.acked += acked;
+            if ece {
+                d.marked += acked;
+            }
+            if snd_una > d.window_end {
+                let fraction = if d.acked > 0 { f64::from(d.marked) / f64::from(d.acked) } else { 0.0 };
+                d.alpha = (1.0 - DCTCP_G) * d.alpha + DCTCP_G * fraction;
+                d.acked = 0;
+                d.marked = 0;
+                d.window_end = snd_max;
+            }
+        }
+    }
+
+    /// DCTCP's α (None for the others).
+    #[cfg(test)]
+    pub(super) fn dctcp_alpha(&self) -> Option<f64> {
+        match self {
+            CcState::Dctcp(d) => Some(d.alpha),
+            _ => None,
+        }
+    }
+}
+
+impl Cubic {
+    /// RFC 9438 §4.6–4.7: multiplicative decrease with fast convergence; ends the epoch.
+    fn reduce(&mut self, window: f64) -> f64 {
+        self.w_max = if window < self.w_max { window * (1.0 + CUBIC_BETA) / 2.0 } else { window };
+        self.epoch_start = Time::NEVER;
+        window * CUBIC_BETA
+    }
+
+    /// RFC 9438 §4.2–4.5: one ACK in congestion avoidance.
+    fn grow(&mut self, cwnd: &mut f64, acked: u32, now: Time, srtt: Option<Dur>) {
+        if self.epoch_start == Time::NEVER {
+            // A new epoch (§4.2): K from where the window starts; no W_max yet means grow from here.
+            self.epoch_start = now;
+            self.w_max = self.w_max.max(*cwnd);
+            self.k = ((self.w_max - *cwnd) / CUBIC_C).cbrt();
+            self.w_est = *cwnd;
+        }
+        let t = now.saturating_since(self.epoch_start).as_secs_f64();
+        let rtt = srtt.map_or(0.0, |d| d.as_secs_f64());
+        let w_cubic = |t: f64| CUBIC_C * (t - self.k).powi(3) + self.w_max;
+        let alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
+        self.w_est += alpha * f64::from(acked) / *cwnd; // §4.3
+        if w_cubic(t) < self.w_est {
+            *cwnd = self.w_est; // Reno-friendly region
+        } else {
+            let target = w_cubic(t + rtt).clamp(*cwnd, 1.5 * *cwnd); // §4.4
+            *cwnd += (target - *cwnd) / *cwnd;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cubic_cuts_to_beta_and_regains_w_max_after_k_seconds() {
+        let mut cc = CcState::new(CongestionControl::Cubic);
+        let ssthresh = cc.loss_ssthresh(100.0);
+        assert!((ssthresh - 70.0).abs() < 1e-9, "β = 0.7");
+        let mut cwnd = ssthresh;
+        // K = cbrt(100 · 0.3 / 0.4) = 4.217 s. Feed one ACK per ms with a 10 ms SRTT.
+        let srtt = Some(Dur::from_millis(10));
+        let mut t = 0;
+        while t < 4_000 {
+            cc.grow(&mut cwnd, ssthresh, 1, Time(t * 1_000_000), srtt);
+            t += 1;
+        }
+        assert!(cwnd < 100.0 && cwnd > 95.0, "concave approach below W_max: {cwnd}");
+        while t < 6_000 {
+            cc.grow(&mut cwnd, ssthresh, 1, Time(t * 1_000_000), srtt);
+            t += 1;
+        }
+        assert!(cwnd > 100.0, "convex probing beyond W_max: {cwnd}");
+    }
+
+    #[test]
+    fn cubic_fast_convergence_lowers_w_max_when_the_window_shrank() {
+        let mut cc = CcState::new(CongestionControl::Cubic);
+        cc.loss_ssthresh(100.0);
+        cc.loss_ssthresh(80.0); // below the previous W_max: release bandwidth (§4.7)
+        let CcState::Cubic(c) = &cc else { unreachable!() };
+        assert!((c.w_max - 80.0 * 1.7 / 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn dctcp_alpha_tracks_the_marked_fraction_and_sets_the_cut() {
+        let mut cc = CcState::new(CongestionControl::Dctcp);
+        assert_eq!(cc.ecn_window(100.0), 50.0, "α starts at 1: the first cut halves");
+        // Windows of 10 segments, every other one marked: α → 0.5.
+        let mut una = 0;
+        for _ in 0..400 {
+            for i in 0..10 {
+                una += 1;
+                cc.observe_ack(1, i % 2 == 0, una, una + 9);
+            }
+        }
+        let alpha = cc.dctcp_alpha().unwrap();
+        assert!((alpha - 0.5).abs() < 0.02, "{alpha}");
+        assert!((cc.ecn_window(100.0) - 75.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn reno_halves_and_never_below_two() {
+        let mut cc = CcState::new(CongestionControl::Reno);
+        assert_eq!(cc.loss_ssthresh(21.0), 10.5);
+        assert_eq!(cc.loss_ssthresh(3.0), 2.0);
+    }
+}

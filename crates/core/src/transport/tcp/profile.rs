@@ -1,0 +1,83 @@
+//! Named sets of TCP defaults, so a scenario can match the tool its results are compared with:
+//! `profile = "ns3"` (ns-3 3.44's attribute defaults), `"linux"` (a current Linux kernel's
+//! defaults) or `"ns2"` (ns-2.35's `ns-default.tcl`). A profile only changes defaults: every key a
+//! scenario sets explicitly wins. Sources for each value are in docs/tcp-profiles.md.
+
+use super::config::{DelayedAck, Recovery, TcpConfig, TcpVariant};
+use super::CongestionControl;
+use crate::engine::Dur;
+
+/// A named set of TCP defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpProfile {
+    /// ns-3 3.44: TcpNewReno, SACK, PRR, limited transmit, 536-byte segments, 128 KiB buffers.
+    Ns3,
+    /// Linux: CUBIC, SACK, PRR, 200 ms minimum RTO, 40 ms delayed-ACK timer.
+    Linux,
+    /// ns-2.35: Tahoe `Agent/TCP`, 1000-byte packets, window 20, IW 1, no delayed ACKs.
+    Ns2,
+}
+
+impl TcpProfile {
+    /// The profile's defaults.
+    pub fn defaults(self) -> TcpConfig {
+        let base = TcpConfig::default();
+        match self {
+            TcpProfile::Ns3 => TcpConfig {
+                variant: TcpVariant::Sack,        // TcpSocketBase::Sack = true
+                congestion_control: CongestionControl::Reno, // TcpL4Protocol::SocketType = TcpNewReno
+                recovery: Recovery::Prr,          // TcpSocketBase::RecoveryType = TcpPrrRecovery
+                limited_transmit: true,           // TcpSocketBase::LimitedTransmit = true
+                mss: 536,                         // TcpSocket::SegmentSize
+                header_bytes: 52,                 // IP 20 + TCP 20 + timestamps 12 (link layer not counted)
+                ack_bytes: 52,
+                initial_window: 10,               // TcpSocket::InitialCwnd
+                max_window: 131_072 / 536,        // TcpSocket::RcvBufSize = 128 KiB
+                delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) }, // DelAckCount, DelAckTimeout
+                min_rto: Dur::from_millis(1000),  // TcpSocketBase::MinRto
+                initial_rto: Dur::from_millis(1000), // RttEstimator::InitialEstimation
+                max_rto: Dur::from_millis(60_000),
+                timer_granularity: Dur::from_millis(1), // TcpSocketBase::ClockGranularity
+                dupack_threshold: 3,              // TcpSocketBase::ReTxThreshold
+                ..base
+            },
+            TcpProfile::Linux => TcpConfig {
+                variant: TcpVariant::Sack,        // net.ipv4.tcp_sack = 1
+                congestion_control: CongestionControl::Cubic, // net.ipv4.tcp_congestion_control
+                recovery: Recovery::Prr,          // tcp_input.c: PRR since 3.2
+                limited_transmit: true,
+                mss: 1448,
+                header_bytes: 52,                 // IP 20 + TCP 20 + timestamps 12
+                ack_bytes: 52,
+                initial_window: 10,               // TCP_INIT_CWND
+                max_window: 6_291_456 / 1448,     // net.ipv4.tcp_rmem max (6 MiB)
+                delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(40) }, // TCP_DELACK_MIN
+                min_rto: Dur::from_millis(200),   // TCP_RTO_MIN
+                initial_rto: Dur::from_millis(1000), // TCP_TIMEOUT_INIT
+                max_rto: Dur::from_millis(120_000), // TCP_RTO_MAX
+                timer_granularity: Dur::from_millis(1),
+                dupack_threshold: 3,              // net.ipv4.tcp_reordering
+                ..base
+            },
+            TcpProfile::Ns2 => TcpConfig {
+                variant: TcpVariant::Tahoe,       // Agent/TCP
+                congestion_control: CongestionControl::Reno,
+                recovery: Recovery::Classic,
+                limited_transmit: false,          // singledup_ 0
+                mss: 1000,                        // packetSize_ 1000
+                header_bytes: 40,                 // tcpip_base_hdr_size_ 40
+                ack_bytes: 40,
+                initial_window: 1,                // windowInit_ 1
+                max_window: 20,                   // window_ 20
+                delayed_ack: DelayedAck { count: 1, timeout: Dur::from_millis(100) }, // Agent/TCPSink acks every packet
+                min_rto: Dur::from_millis(200),   // minrto_ 0.2
+                initial_rto: Dur::from_millis(3000), // rtxcur_init_ 3.0
+                max_rto: Dur::from_millis(60_000), // maxrto_ 60
+                timer_granularity: Dur::from_millis(10), // tcpTick_ 0.01
+                dupack_threshold: 3,              // numdupacks_ 3
+                ..base
+            },
+        }
+    }
+}
