@@ -32,6 +32,10 @@ CASES = {
     "http: unknown distributions": (
         ('kind = "tcp"', 'kind = "http"\ndistributions = "ns2"'),
         ["flows[0].distributions", "line 20", "ns2", "mah", "parametric"]),
+    "per_flow_tcp_state without a TCP flow": (
+        ('[[flows]]\nkind = "tcp"\ncount = 4\nstart_jitter = "500ms"',
+         '[output]\nper_flow_tcp_state = true\n\n[[flows]]\nkind = "udp-cbr"\nrate = "1Mbps"'),
+        ["output.per_flow_tcp_state", "line 19", '"tcp"', '"http"', "got none"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import aqmlab
@@ -125,3 +126,69 @@ def test_per_flow_offered_load_and_mpeg_frame_rate_columns() -> None:
     offered = window["flow4_offered_bps"].sum() / 8
     assert udp["drops"] > 0
     assert abs(offered - (udp["throughput_bps"] * 10 / 8 + udp["drops"] * 1000)) <= 41 * 1000
+
+
+TCP_STATE = {"run": {"duration": "8s", "warmup": "2s", "seed": 3},
+             "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+                          "access": {"rate": "1Gbps", "delay": "1ms"}},
+             "queue": {"kind": "droptail", "limit": 20},
+             "output": {"bin": "200ms", "per_flow_timeseries": False, "per_flow_tcp_state": True},
+             "flows": [{"kind": "tcp", "count": 2, "delayed_ack": False, "max_window": "92672B",
+                        "access_delay": ["1ms", "30ms"]},
+                       {"kind": "udp-cbr", "rate": "1Mbps", "packet_size": "1000B"}]}
+TCP_STATE_COLUMNS = {f"flow{i}_{k}" for i in (0, 1) for k in ("cwnd_segments", "srtt_s")}
+
+
+def test_per_flow_tcp_state_columns_are_absent_when_off(tmp_path: Path) -> None:
+    off = json.loads(json.dumps(TCP_STATE))
+    off["output"]["per_flow_tcp_state"] = False
+    res = aqmlab.run(off, out=tmp_path / "off", plot=False)
+    cols = set(pd.read_parquet(tmp_path / "off" / "timeseries.parquet").columns)
+    assert not {c for c in cols if c.endswith(("_cwnd_segments", "_srtt_s"))}
+    assert set(res.timeseries.columns) == cols
+    assert aqmlab.validate(off)["output"]["per_flow_tcp_state"] is False
+    assert aqmlab.validate({k: v for k, v in off.items() if k != "output"})["output"]["per_flow_tcp_state"] is False
+
+
+def test_per_flow_tcp_state_columns_for_tcp_flows_only_and_identical_on_a_rerun(tmp_path: Path) -> None:
+    a = aqmlab.run(TCP_STATE, out=tmp_path / "a", plot=False)
+    b = aqmlab.run(TCP_STATE, out=tmp_path / "b", plot=False)
+    state = {c for c in a.timeseries.columns if c.endswith(("_cwnd_segments", "_srtt_s"))}
+    assert state == TCP_STATE_COLUMNS  # the UDP flow (2) has none
+    assert TCP_STATE_COLUMNS <= set(pd.read_parquet(tmp_path / "a" / "timeseries.parquet").columns)
+    assert (tmp_path / "a" / "timeseries.parquet").read_bytes() == (tmp_path / "b" / "timeseries.parquet").read_bytes()
+    pd.testing.assert_frame_equal(a.timeseries, b.timeseries)
+
+
+def test_per_flow_cwnd_bins_average_to_mean_cwnd_segments_in_flows_csv(tmp_path: Path) -> None:
+    aqmlab.run(TCP_STATE, out=tmp_path / "r", plot=False)
+    ts = pd.read_parquet(tmp_path / "r" / "timeseries.parquet")
+    flows = pd.read_csv(tmp_path / "r" / "flows.csv")
+    window = ts[ts["time_s"] > 2.0 + 1e-9]
+    assert len(window) == 30  # (2, 8] s in 200-ms bins: exactly the measurement window
+    for i in (0, 1):
+        # The same integral of the same step function, split at 30 more instants: f64 rounding
+        # (~1e-13 relative) plus at most an ulp from the CSV round trip; 1e-9 leaves room.
+        mean = window[f"flow{i}_cwnd_segments"].mean()
+        period = flows.loc[i, "mean_cwnd_segments"]
+        assert period > 1.0
+        assert mean == pytest.approx(period, rel=1e-9), i
+
+
+def test_per_flow_srtt_lies_between_base_rtt_and_base_plus_full_drop_tail_queue() -> None:
+    """Access delays 1 and 30 ms make the two flows' ranges disjoint, so a column given to the
+    wrong flow fails too. The bound's terms are argued in crates/core/src/topology/dumbbell.rs."""
+    ts = aqmlab.run(TCP_STATE, plot=False).timeseries
+
+    def tx(size: int, rate: float) -> float:
+        return math.ceil(size * 8e9 / rate) * 1e-9  # Dur::transmission: whole ns, rounded up
+
+    serialisation = 2 * tx(1500, 1e9) + tx(1500, 10e6) + 2 * tx(52, 1e9) + tx(52, 10e6)
+    # < 20 segments ahead in the drop-tail queue; ≤ 2 × 64 segments at the sender's 1-Gb/s access link.
+    max_queueing = 20 * tx(1500, 10e6) + 128 * tx(1500, 1e9)
+    for i, access in ((0, 0.001), (1, 0.030)):
+        base = 2 * (access + 0.010 + 0.001) + serialisation
+        srtt = ts[f"flow{i}_srtt_s"]
+        assert srtt.notna().sum() >= 35, i  # from the first ACK on (no fresh transfers here)
+        assert srtt.min() >= base - 1e-12, (i, srtt.min(), base)
+        assert srtt.max() <= base + max_queueing + 1e-12, (i, srtt.max(), base + max_queueing)

@@ -116,8 +116,10 @@ class Result:
         per flow ``flow<i>_goodput_bps`` and ``flow<i>_offered_bps`` (wire bits/s of the flow's data
         arriving at its bottleneck queue, dropped packets included) and, for MPEG flows only,
         ``flow<i>_actual_fps`` and ``flow<i>_playable_fps`` (frames complete / becoming playable at the
-        receiver in the bin; docs/results.md); ``class<t>_delay_s`` is the mean one-way delay of the
-        data packets of class tag ``t`` delivered in the bin (NaN when none).
+        receiver in the bin; docs/results.md); when ``output.per_flow_tcp_state`` is on, per TCP flow
+        ``flow<i>_cwnd_segments`` (congestion window averaged over the bin) and ``flow<i>_srtt_s``
+        (smoothed RTT at the bin's end, NaN before the first RTT sample); ``class<t>_delay_s`` is the
+        mean one-way delay of the data packets of class tag ``t`` delivered in the bin (NaN when none).
     transfers : pandas.DataFrame
         One row per completed transfer of flows with ``size_dist`` or ``repeat`` that started
         after the warm-up: ``flow``, ``start_s``, ``end_s``, ``segments``, ``timeouts`` and
@@ -173,7 +175,7 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
         for i, v in enumerate(series[f"flow_{key}"]):
             names.append(f"flow{i}_{key}")
             rows.append(v)
-    for key in ("actual_fps", "playable_fps"):
+    for key in ("actual_fps", "playable_fps", "cwnd_segments", "srtt_s"):
         for i, v in series[f"flow_{key}"]:
             names.append(f"flow{i}_{key}")
             rows.append(v)

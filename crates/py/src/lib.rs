@@ -89,6 +89,8 @@ fn run_scenario(
     d.set_item("flow_offered_bps", s.flow_offered_bps)?;
     d.set_item("flow_actual_fps", s.flow_actual_fps)?;
     d.set_item("flow_playable_fps", s.flow_playable_fps)?;
+    d.set_item("flow_cwnd_segments", s.flow_cwnd_segments)?;
+    d.set_item("flow_srtt_s", s.flow_srtt_s)?;
     d.set_item("flow_estimate", s.flow_estimate)?;
     d.set_item("class_delay_s", s.class_delay_s)?;
     d.set_item("class_len_pkts", s.class_len_pkts)?;

@@ -428,6 +428,10 @@ pub struct OutputParams {
     /// Record per-flow rates in the time series (default: when there are at most 1000 flows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_flow_timeseries: Option<bool>,
+    /// Record each TCP flow's congestion window (bin average) and smoothed RTT (at the sample)
+    /// in the time series (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_flow_tcp_state: Option<bool>,
     /// Write `bottleneck.pcap` (headers only) of the forward bottleneck.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<bool>,

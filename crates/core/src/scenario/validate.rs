@@ -195,6 +195,9 @@ pub struct OutputSpec {
     pub bin: Dur,
     /// Per-flow rate series.
     pub per_flow_timeseries: bool,
+    /// Per-TCP-flow congestion window and smoothed RTT series (`flow<i>_cwnd_segments`,
+    /// `flow<i>_srtt_s`); only with at least one TCP flow.
+    pub per_flow_tcp_state: bool,
     /// Capture the forward bottleneck.
     pub pcap: bool,
     /// A flow counter watching data arriving at the forward bottleneck.
@@ -612,9 +615,18 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     let output = OutputSpec {
         bin,
         per_flow_timeseries: *file.output.per_flow_timeseries.get_or_insert(n_flows <= 1000),
+        per_flow_tcp_state: *file.output.per_flow_tcp_state.get_or_insert(false),
         pcap: *file.output.pcap.get_or_insert(false),
         flow_counter: file.output.flow_counter.clone(),
     };
+    // A switch that would add no column is a mistake (like a key that does not apply to a flow's
+    // kind), not a no-op: say so rather than write a series without the asked-for columns.
+    if output.per_flow_tcp_state && !flows.iter().any(|f| matches!(f.kind, FlowKind::Tcp(_))) {
+        return err(
+            "output.per_flow_tcp_state",
+            "true needs at least one flow of kind \"tcp\" or \"http\" (its columns are per TCP flow), got none",
+        );
+    }
     if let Some(fc) = &output.flow_counter {
         fc.validate("output.flow_counter")?;
     }

@@ -120,6 +120,39 @@ pub struct FlowCounters {
     pub received_sent_after_warmup: u64,
 }
 
+/// A TCP flow's congestion window integrated over the current time-series bin
+/// (`output.per_flow_tcp_state`). The sender changes its window only when called, so the window
+/// it reports after each call holds until the next one: integrating that step function here
+/// reproduces the sender's own integral (`mean_cwnd_segments`) from its public `cwnd()` alone.
+#[derive(Clone, Copy, Default)]
+struct CwndBin {
+    /// The window since `since`, segments; 0 until the sender is first called (its own integral
+    /// also starts then).
+    cwnd: f64,
+    /// End of the span `seg_ns` covers.
+    since: Time,
+    /// ∫ cwnd dt from the start of the bin to `since`, segment·ns.
+    seg_ns: f64,
+}
+
+impl CwndBin {
+    /// The sender was called at `now` and its window is now `cwnd`.
+    #[inline]
+    fn on_sender_call(&mut self, now: Time, cwnd: f64) {
+        self.seg_ns += self.cwnd * (now.0 - self.since.0) as f64;
+        self.since = now;
+        self.cwnd = cwnd;
+    }
+
+    /// Mean window over the bin `[now − bin, now)`, segments; starts the next bin.
+    fn take_mean(&mut self, now: Time, bin: Dur) -> f64 {
+        self.on_sender_call(now, self.cwnd);
+        let mean = self.seg_ns / bin.0 as f64;
+        self.seg_ns = 0.0;
+        mean
+    }
+}
+
 struct Flow {
     endpoint: Endpoint,
     direction: Direction,
@@ -197,6 +230,14 @@ pub struct TimeSeries {
     /// Per MPEG flow, frames per second that became playable in each bin: the bin of the latest
     /// completion among the frame and the references it needs ([`FrameDecoder`] module doc).
     pub flow_playable_fps: Vec<(u32, Vec<f64>)>,
+    /// Per TCP flow (flow index, values), with `output.per_flow_tcp_state`: the congestion window
+    /// averaged over the bin, segments (∫ cwnd dt / bin, cwnd held between calls into the sender,
+    /// 0 before the sender first runs — the same integral as the summary's `mean_cwnd_segments`).
+    /// Empty when disabled; other flows have no entry.
+    pub flow_cwnd_segments: Vec<(u32, Vec<f64>)>,
+    /// Per TCP flow, the sender's smoothed RTT at the sample, seconds; NaN while it has no RTT
+    /// sample (before the first, and after a fresh transfer of `repeat` or HTTP forgets them).
+    pub flow_srtt_s: Vec<(u32, Vec<f64>)>,
     /// Estimated active flows at the forward bottleneck (FPQ's count, or `output.flow_counter`);
     /// empty when nothing counts.
     pub flow_estimate: Vec<f64>,
@@ -232,6 +273,9 @@ pub struct World<'s> {
     last_goodput: Vec<u64>,
     /// `offered_bytes` of each flow at the previous sample (empty without per-flow series).
     last_offered: Vec<u64>,
+    /// Each flow's cwnd integral over the current bin (empty without `output.per_flow_tcp_state`;
+    /// entries of non-TCP flows stay unused).
+    cwnd_bins: Vec<CwndBin>,
     pcap: Option<PcapWriter<Box<dyn std::io::Write + Send>>>,
     /// `output.flow_counter` and its random stream.
     flow_counter: Option<(FlowCounter, Rng)>,
@@ -322,6 +366,14 @@ impl<'s> World<'s> {
             .filter_map(|(i, f)| f.http.filter(|h| h.slot == 0).map(|h| Browser::new(h.model, i as u32, stream(sc.seed, StreamId::Browser(h.browser)))))
             .collect();
         let n = flows.len();
+        let tcp_state = sc.output.per_flow_tcp_state;
+        let tcp_series = || -> Vec<(u32, Vec<f64>)> {
+            if !tcp_state {
+                return Vec::new();
+            }
+            let tcp = sc.flows.iter().enumerate().filter(|(_, f)| matches!(f.kind, FlowKind::Tcp(_)));
+            tcp.map(|(i, _)| (i as u32, Vec::new())).collect()
+        };
         let class_names: Vec<String> = links[0].qdisc.class_stats().into_iter().map(|c| c.name).collect();
         World {
             sc,
@@ -341,10 +393,13 @@ impl<'s> World<'s> {
                 class_average: class_names.into_iter().map(|n| (n, Vec::new())).collect(),
                 flow_goodput_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
                 flow_offered_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
+                flow_cwnd_segments: tcp_series(),
+                flow_srtt_s: tcp_series(),
                 ..TimeSeries::default()
             },
             last_goodput: vec![0; n],
             last_offered: if sc.output.per_flow_timeseries { vec![0; n] } else { Vec::new() },
+            cwnd_bins: if tcp_state { vec![CwndBin::default(); n] } else { Vec::new() },
             pcap: None,
             bin_delay: Box::new([(0.0, 0); 256]),
             flow_counter: sc.output.flow_counter.as_ref().map(|p| {
@@ -816,8 +871,14 @@ impl<'s> World<'s> {
     /// Makes sure an event exists at or before the sender's next wakeup. Deadlines that move
     /// later (the RTO restarted by an ACK) cost nothing: the pending event fires, finds nothing
     /// due, and re-arms.
+    ///
+    /// Runs after every call into a sender (start, transfer, ACK, timer), so it also records the
+    /// window for `output.per_flow_tcp_state`: a new call into the sender must be followed by this.
     fn arm_sender_timer(&mut self, f: usize) {
         if let Endpoint::Tcp { sender, sender_timer_at, .. } = &mut self.flows[f].endpoint {
+            if let Some(bin) = self.cwnd_bins.get_mut(f) {
+                bin.on_sender_call(self.events.now(), sender.cwnd());
+            }
             if let Some(w) = sender.next_wakeup() {
                 let w = w.max(self.events.now());
                 if w < *sender_timer_at {
@@ -879,6 +940,11 @@ impl<'s> World<'s> {
                 s.flow_offered_bps[i].push((o - self.last_offered[i]) as f64 * 8.0 / bin_s);
                 self.last_offered[i] = o;
             }
+        }
+        for ((i, cwnd), (_, srtt)) in s.flow_cwnd_segments.iter_mut().zip(&mut s.flow_srtt_s) {
+            let Endpoint::Tcp { sender, .. } = &self.flows[*i as usize].endpoint else { unreachable!("TCP flows only") };
+            cwnd.push(self.cwnd_bins[*i as usize].take_mean(now, self.sc.output.bin));
+            srtt.push(sender.srtt().map_or(f64::NAN, |d| d.as_secs_f64()));
         }
         let next = now + self.sc.output.bin;
         if next <= self.sc.duration {
@@ -1151,6 +1217,7 @@ fn media_summary(
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::Dur;
     use crate::scenario::parse_toml;
 
     /// 4 MPEG flows and 4 BULK TCP flows with a 6 Mb/s UDP blast through a 10 Mb/s drop-tail
@@ -1277,5 +1344,143 @@ packet_size = "1000B"
         assert_eq!(a.series.flow_playable_fps, b.series.flow_playable_fps);
         // Switching the series on changes nothing else.
         assert_eq!(a.summary["flows"], off.summary["flows"]);
+    }
+
+    /// Three bulk NewReno flows (sender access delays 1, 4, 15 ms), one `repeat` flow of
+    /// exponential transfers from 2 s, and 1 Mb/s of CBR UDP through a 10 Mb/s drop-tail queue of
+    /// 40 packets, with `output.per_flow_tcp_state`. Every ACK is immediate (`delayed_ack =
+    /// false`) and windows are capped at 64 segments, so RTT samples have hand-computable bounds.
+    const TCP_STATE: &str = r#"
+[run]
+duration = "20s"
+warmup = "5s"
+seed = 4
+
+[topology]
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+access = { rate = "1Gbps", delay = "1ms" }
+
+[queue]
+kind = "droptail"
+limit = 40
+
+[output]
+bin = "100ms"
+per_flow_timeseries = false
+per_flow_tcp_state = true
+
+[[flows]]
+kind = "tcp"
+count = 3
+delayed_ack = false
+max_window = "92672B"
+access_delay = ["1ms", "4ms", "15ms"]
+
+[[flows]]
+kind = "tcp"
+start = "2s"
+delayed_ack = false
+max_window = "92672B"
+size = "100KB"
+size_dist = "exponential"
+repeat = true
+
+[[flows]]
+kind = "udp-cbr"
+rate = "1Mbps"
+packet_size = "1000B"
+"#;
+
+    /// Bins after the warm-up of `TCP_STATE` (bin ends in (5, 20] s, 100-ms bins).
+    const TCP_WINDOW: std::ops::Range<usize> = 50..200;
+
+    /// Bit patterns, so that NaN bins compare equal on a rerun.
+    fn bits(series: &[(u32, Vec<f64>)]) -> Vec<(u32, Vec<u64>)> {
+        series.iter().map(|(i, v)| (*i, v.iter().map(|x| x.to_bits()).collect())).collect()
+    }
+
+    #[test]
+    fn tcp_state_series_are_absent_when_off_and_identical_on_a_rerun() {
+        let off = run(&TCP_STATE.replace("per_flow_tcp_state = true", "per_flow_tcp_state = false"));
+        assert!(off.series.flow_cwnd_segments.is_empty() && off.series.flow_srtt_s.is_empty());
+        let (a, b) = (run(TCP_STATE), run(TCP_STATE));
+        // The TCP flows (0..4) only, in id order; the UDP flow (4) has none.
+        let ids: Vec<u32> = a.series.flow_cwnd_segments.iter().map(|(i, _)| *i).collect();
+        assert_eq!(ids, vec![0, 1, 2, 3]);
+        assert_eq!(a.series.flow_srtt_s.iter().map(|(i, _)| *i).collect::<Vec<_>>(), ids);
+        for (_, v) in a.series.flow_cwnd_segments.iter().chain(&a.series.flow_srtt_s) {
+            assert_eq!(v.len(), 200);
+        }
+        assert_eq!(bits(&a.series.flow_cwnd_segments), bits(&b.series.flow_cwnd_segments));
+        assert_eq!(bits(&a.series.flow_srtt_s), bits(&b.series.flow_srtt_s));
+        // Switching the series on changes nothing else.
+        assert_eq!(a.summary["flows"], off.summary["flows"]);
+        assert_eq!(a.summary["queues"], off.summary["queues"]);
+        assert_eq!(a.series.queue_pkts, off.series.queue_pkts);
+    }
+
+    #[test]
+    fn cwnd_bins_average_to_mean_cwnd_segments_over_the_window() {
+        let out = run(TCP_STATE);
+        let flows = out.summary["flows"].as_array().unwrap();
+        assert!((out.series.time_s[TCP_WINDOW.start] - 5.1).abs() < 1e-9, "first bin after the warm-up ends at 5.1 s");
+        for (i, cwnd) in &out.series.flow_cwnd_segments {
+            // Both are ∫ cwnd dt over [5 s, 20 s) of the same step function (the window after each
+            // call into the sender), one split at the sender's events, the other also at the 150
+            // bin edges: they differ only by f64 rounding of ~10⁵ products and sums, relative
+            // error well below 1e-9.
+            let bins = cwnd[TCP_WINDOW].iter().sum::<f64>() / 150.0;
+            let period = f64_of(&flows[*i as usize], "mean_cwnd_segments");
+            assert!(period > 1.0, "flow {i}: mean cwnd {period}");
+            assert!((bins - period).abs() <= 1e-9 * period, "flow {i}: bins {bins} vs mean_cwnd_segments {period}");
+            // Not bounded by `max_window`: that caps the flight, and a sender limited by it keeps
+            // growing its window (so the max of a 64-segment flow can be far above 64).
+            assert!(cwnd.iter().all(|w| w.is_finite() && *w >= 0.0), "flow {i}: window finite and ≥ 0");
+        }
+        // The repeat flow starts at 2 s: its window is 0 until then (as in its integral) and
+        // restarts at the initial window with each transfer.
+        let repeat = &out.series.flow_cwnd_segments[3].1;
+        assert!(repeat[..20].iter().all(|w| *w == 0.0));
+        assert!(repeat[20] > 0.0);
+    }
+
+    #[test]
+    fn srtt_lies_between_the_base_rtt_and_the_base_rtt_plus_a_full_drop_tail_queue() {
+        let out = run(TCP_STATE);
+        let tx = |bytes: u32, rate: f64| Dur::transmission(bytes, rate).as_secs_f64();
+        let (data, ack, access, bottleneck) = (1500, 52, 1e9, 10e6);
+        // One-way propagation + serialisation of a 1500-B segment on sender access, bottleneck
+        // and receiver access, and of its 52-B ACK on the same three links back.
+        let serialisation =
+            2.0 * tx(data, access) + tx(data, bottleneck) + 2.0 * tx(ack, access) + tx(ack, bottleneck);
+        // Queueing, at most: a segment accepted by the drop-tail queue waits behind ≤ 39 others
+        // and the rest of the one on the wire, < 40 × 1.2 ms; at its sender's access link behind
+        // ≤ 64 segments in flight plus as many retransmissions, 128 × 12 µs. Nothing else queues:
+        // receivers share one access delay, so ACKs reach the reverse bottleneck at least a
+        // forward transmission time (1.2 ms ≫ 41.6 µs) apart, and every ACK is immediate. Karn's
+        // rule keeps samples away from retransmitted segments, and SRTT, an EWMA of samples
+        // (rounded down in integer ns), stays within their range.
+        let max_queueing = 40.0 * tx(data, bottleneck) + 128.0 * tx(data, access);
+        for (i, srtt) in &out.series.flow_srtt_s {
+            let sender_access = [0.001, 0.004, 0.015, 0.001][*i as usize];
+            let base = 2.0 * (sender_access + 0.010 + 0.001) + serialisation;
+            let mut seen = 0;
+            for (t, r) in out.series.time_s.iter().zip(srtt).filter(|(_, r)| !r.is_nan()) {
+                assert!(*r >= base - 1e-12, "flow {i} at {t} s: srtt {r} below base RTT {base}");
+                assert!(*r <= base + max_queueing + 1e-12, "flow {i} at {t} s: srtt {r} above {}", base + max_queueing);
+                seen += 1;
+            }
+            assert!(seen >= 100, "flow {i}: only {seen} bins with an RTT sample");
+        }
+        // NaN before the first RTT sample: the repeat flow starts at 2 s.
+        let repeat = &out.series.flow_srtt_s[3].1;
+        assert!(repeat[..20].iter().all(|r| r.is_nan()));
+        // Bulk flows start at 0 and have a sample after one RTT (< 100 ms); none is ever lost.
+        for (_, srtt) in &out.series.flow_srtt_s[..3] {
+            assert!(srtt.iter().all(|r| !r.is_nan()));
+        }
+        // The queue does build: some bulk flow's SRTT is well above its base RTT at some point.
+        let most = out.series.flow_srtt_s[..3].iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
+        assert!(most > 2.0 * (0.015 + 0.011) + 0.020, "max srtt {most}: no queueing, so the bound checks little");
     }
 }
