@@ -77,7 +77,9 @@ pub struct Packet {
     pub class: u8,
     /// Number of valid entries in `sack`.
     pub sack_len: u8,
-    /// When the sender handed this packet to its access link (for one-way delay).
+    /// Data and UDP: when the sender handed this packet to its access link (for one-way delay;
+    /// also the TCP timestamp TSval). TCP ACK: the timestamp it echoes (RFC 7323 TSecr), the
+    /// `sent_at` of the data segment the receiver's TS.Recent holds.
     pub sent_at: Time,
     /// When the packet entered the queue it is in now (for sojourn time).
     pub enqueued_at: Time,

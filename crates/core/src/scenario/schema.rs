@@ -255,6 +255,9 @@ pub struct FlowParams {
     /// Receiver sends SACK blocks (default: true for variant `sack`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
+    /// RFC 7323 timestamps: an RTT sample from every ACK of new data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
     /// ECN-capable transport.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,

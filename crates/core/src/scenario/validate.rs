@@ -286,14 +286,14 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "mss", "header_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "ecn", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
     "size_dist", "repeat",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "mss", "header_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "ecn", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -398,6 +398,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     if variant == TcpVariant::Sack && !sack {
         return err(join(path, "sack"), "variant \"sack\" needs sack = true");
     }
+    let timestamps = *f.timestamps.get_or_insert(d.timestamps);
     let ecn = *f.ecn.get_or_insert(d.ecn || congestion_control == CongestionControl::Dctcp);
     if congestion_control == CongestionControl::Dctcp && !ecn {
         return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true (RFC 8257 reacts to ECN marks)");
@@ -426,6 +427,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         coarse_timer: coarse,
         dupack_threshold: dupthresh,
         sack,
+        timestamps,
         ecn,
         transfer_bytes,
     })

@@ -80,6 +80,11 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Receiver sends SACK blocks (sender uses them only for `TcpVariant::Sack`).
     pub sack: bool,
+    /// Timestamps option (RFC 7323): ACKs echo the send time of the segment that last advanced
+    /// the receiver's left edge, and every ACK of new data gives an RTT sample (also after
+    /// retransmissions, so a backed-off RTO collapses at once). Off: one timed segment per
+    /// round trip and Karn's rule (RFC 6298 §3).
+    pub timestamps: bool,
     /// ECN-capable (RFC 3168): data is sent ECT, CE marks are echoed and halve the window.
     pub ecn: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
@@ -112,6 +117,7 @@ impl Default for TcpConfig {
             coarse_timer: false,
             dupack_threshold: 3,
             sack: false,
+            timestamps: false,
             ecn: false,
             transfer_bytes: None,
         }

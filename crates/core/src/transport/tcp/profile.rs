@@ -11,11 +11,11 @@ use crate::engine::Dur;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpProfile {
-    /// ns-3 3.44: TcpNewReno, SACK, PRR, limited transmit, 536-byte segments, 128 KiB buffers.
+    /// ns-3 3.44: TcpCubic, SACK, PRR, limited transmit, timestamps, 536-byte segments, 128 KiB buffers.
     Ns3,
-    /// Linux: CUBIC, SACK, PRR, 200 ms minimum RTO, 40 ms delayed-ACK timer.
+    /// Linux: CUBIC, SACK, PRR, timestamps, 200 ms minimum RTO, 40 ms delayed-ACK timer.
     Linux,
-    /// ns-2.35: Tahoe `Agent/TCP`, 1000-byte packets, window 20, IW 1, no delayed ACKs.
+    /// ns-2.35: Tahoe `Agent/TCP`, 1000-byte packets, window 20, IW 2, no delayed ACKs.
     Ns2,
 }
 
@@ -26,7 +26,7 @@ impl TcpProfile {
         match self {
             TcpProfile::Ns3 => TcpConfig {
                 variant: TcpVariant::Sack,        // TcpSocketBase::Sack = true
-                congestion_control: CongestionControl::Reno, // TcpL4Protocol::SocketType = TcpNewReno
+                congestion_control: CongestionControl::Cubic, // TcpL4Protocol::SocketType = TcpCubic
                 recovery: Recovery::Prr,          // TcpSocketBase::RecoveryType = TcpPrrRecovery
                 limited_transmit: true,           // TcpSocketBase::LimitedTransmit = true
                 mss: 536,                         // TcpSocket::SegmentSize
@@ -40,6 +40,7 @@ impl TcpProfile {
                 max_rto: Dur::from_millis(60_000),
                 timer_granularity: Dur::from_millis(1), // TcpSocketBase::ClockGranularity
                 dupack_threshold: 3,              // TcpSocketBase::ReTxThreshold
+                timestamps: true,                 // TcpSocketBase::Timestamp
                 ..base
             },
             TcpProfile::Linux => TcpConfig {
@@ -58,17 +59,18 @@ impl TcpProfile {
                 max_rto: Dur::from_millis(120_000), // TCP_RTO_MAX
                 timer_granularity: Dur::from_millis(1),
                 dupack_threshold: 3,              // net.ipv4.tcp_reordering
+                timestamps: true,                 // net.ipv4.tcp_timestamps = 1
                 ..base
             },
             TcpProfile::Ns2 => TcpConfig {
                 variant: TcpVariant::Tahoe,       // Agent/TCP
                 congestion_control: CongestionControl::Reno,
                 recovery: Recovery::Classic,
-                limited_transmit: false,          // singledup_ 0
+                limited_transmit: true,           // singledup_ 1
                 mss: 1000,                        // packetSize_ 1000
                 header_bytes: 40,                 // tcpip_base_hdr_size_ 40
                 ack_bytes: 40,
-                initial_window: 1,                // windowInit_ 1
+                initial_window: 2,                // windowInit_ 2
                 max_window: 20,                   // window_ 20
                 delayed_ack: DelayedAck { count: 1, timeout: Dur::from_millis(100) }, // Agent/TCPSink acks every packet
                 min_rto: Dur::from_millis(200),   // minrto_ 0.2

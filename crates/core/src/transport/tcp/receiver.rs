@@ -37,6 +37,10 @@ pub struct TcpReceiver {
     /// the latest segment (RFC 8257 §3.2).
     ece: bool,
     delivered: u64,
+    /// RFC 7323 TS.Recent: the timestamp the next ACK echoes.
+    ts_recent: Time,
+    /// RFC 7323 Last.ACK.sent: `rcv_nxt` when the last ACK was sent.
+    last_ack_sent: u32,
     /// A segment shorter than `TcpConfig::payload_of` says (the last of a byte-sized transfer, see
     /// `TcpSender::begin_transfer_bytes`) received but not yet delivered: (seq, payload). A sender
     /// starts a transfer only when the previous one is acknowledged, so there is at most one.
@@ -55,6 +59,8 @@ impl TcpReceiver {
             ack_at: Time::NEVER,
             ece: false,
             delivered: 0,
+            ts_recent: Time::ZERO,
+            last_ack_sent: 0,
             short: None,
             stats: TcpReceiverStats::default(),
         }
@@ -80,6 +86,11 @@ impl TcpReceiver {
             }
         }
         let seq = pkt.seq;
+        if seq <= self.last_ack_sent && pkt.sent_at >= self.ts_recent {
+            // RFC 7323 §4.3 (2): with delayed ACKs the earliest unacknowledged segment is echoed;
+            // an out-of-order segment is not, so its ACK measures the wait for the hole too.
+            self.ts_recent = pkt.sent_at;
+        }
         // (`payload` is a u16: a segment is short only if it is shorter than that can say.)
         let payload = u32::from(pkt.payload);
         if payload > 0 && payload < cfg.payload_of(seq).min(u32::from(u16::MAX)) && seq >= self.rcv_nxt {
@@ -156,7 +167,8 @@ impl TcpReceiver {
         let mut ack = Packet::new(PacketKind::TcpAck, self.flow);
         ack.ack = self.rcv_nxt;
         ack.size = cfg.ack_bytes;
-        ack.sent_at = now;
+        ack.sent_at = self.ts_recent; // TSecr (used by the sender only with timestamps on)
+        self.last_ack_sent = self.rcv_nxt;
         if self.ece {
             ack.flags |= FLAG_ECE;
         }

@@ -225,7 +225,11 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
-        if let Some((seq, sent)) = self.timed {
+        if cfg.timestamps {
+            // RFC 7323 §4.1 RTTM: every ACK of new data is a valid sample, retransmission or not.
+            self.rtt.sample(now.saturating_since(ack.sent_at));
+            self.stats.rtt_samples += 1;
+        } else if let Some((seq, sent)) = self.timed {
             if ack.ack > seq {
                 self.rtt.sample(now.saturating_since(sent)); // Karn: `timed` is never a retransmission
                 self.stats.rtt_samples += 1;
