@@ -145,7 +145,23 @@ def test_fairness_close(compared, name: str) -> None:
     assert c.aqmlab["jain_tcp"] == pytest.approx(c.ns3["jain_tcp"], abs=0.1)
 
 
-NAMED_TIMEOUT_MARKS: dict[str, pytest.MarkDecorator] = {}
+# Measured with validation/ns3/rto_anatomy.py on bottleneck captures (seed 1; docs/validation.md).
+# With SACK on, ns-3 3.44 computes its flight from the RFC 6675 scoreboard even before fast
+# retransmit, so each duplicate ACK that SACKs a segment lets one new segment out, even with
+# LimitedTransmit off. A loss is therefore always followed by enough segments for three duplicate
+# ACKs. aqmlab's sack sender counts the flight as snd_nxt - snd_una until it enters recovery. A loss
+# with only 1-2 segments behind it (windows of 2-5 segments per flow under RED) leaves it silent until
+# the RTO. Holes with 1-2 segments above them that ended in an RTO: red_10flows 46 vs 1,
+# red_5tcp_udp 6 vs 0, g11 24 vs 0, g02 212 vs 51. Without SACK the two profiles agree
+# (red_10flows_nosack 33 vs 33).
+SACK_FLIGHT_STALL = pytest.mark.xfail(
+    strict=True,
+    reason="with SACK, ns-3 counts SACKed segments out of the flight before fast retransmit, so each dupack "
+    "clocks out a new segment; aqmlab's sack sender does not, and a loss with fewer than 3 segments behind it "
+    "waits for the RTO (capture analysis, docs/validation.md)",
+)
+NAMED_TIMEOUT_MARKS: dict[str, pytest.MarkDecorator] = {"red_10flows": SACK_FLIGHT_STALL,
+                                                        "red_5tcp_udp": SACK_FLIGHT_STALL}
 
 
 @pytest.mark.parametrize("name", _by_name(NAMED, NAMED_TIMEOUT_MARKS))
@@ -197,7 +213,9 @@ FIFO_NOSACK_BURSTS = pytest.mark.xfail(
 )
 _G00 = "g00_fifo_nosack_ack1_iw2_10f_equal_classic"
 GRID_MARKS: dict[str, dict[str, pytest.MarkDecorator]] = {
-    "goodput": {_G00: FIFO_NOSACK_BURSTS}, "drops": {_G00: FIFO_NOSACK_BURSTS}, "timeouts": {_G00: FIFO_NOSACK_BURSTS},
+    "goodput": {_G00: FIFO_NOSACK_BURSTS}, "drops": {_G00: FIFO_NOSACK_BURSTS},
+    "timeouts": {_G00: FIFO_NOSACK_BURSTS, "g02_fifo_sack_ack1_iw2_50f_unequal_classic": SACK_FLIGHT_STALL,
+                 "g11_red_sack_ack1_iw10_10f_equal_classic": SACK_FLIGHT_STALL},
     "shares": {},
 }
 

@@ -466,6 +466,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t run = 1;
     double sampleMs = 10.0;
+    std::string pcapPrefix;
 
     uint32_t nUdp = 0;
     std::string udpRate = "3Mbps";
@@ -530,6 +531,9 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "ns-3 RngSeed (RED's random drops)", seed);
     cmd.AddValue("run", "ns-3 RngRun", run);
     cmd.AddValue("sampleMs", "queue sampling interval [ms]", sampleMs);
+    cmd.AddValue("pcap",
+                 "if set, write the bottleneck device (R1 side) to <pcap>-<node>-<device>.pcap",
+                 pcapPrefix);
 
     cmd.AddValue("nUdp", "number of UDP CBR flows", nUdp);
     cmd.AddValue("udpRate", "UDP CBR rate per flow", udpRate);
@@ -641,6 +645,10 @@ main(int argc, char* argv[])
                    QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, reverseQueueLimit)));
     NetDeviceContainer bnDevs = bneck.Install(r1, r2);
     g_bnDev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(0));
+    if (!pcapPrefix.empty())
+    {
+        bneck.EnablePcap(pcapPrefix, bnDevs.Get(0), false, true);
+    }
     g_devQueue = g_bnDev->GetQueue();
     g_devQueue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, devQueue));
     Ptr<PointToPointNetDevice> revDev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(1));
