@@ -1,9 +1,27 @@
 """Cross-check against ns-3 (issue #2, validation 3): the same dumbbells, settings matched point
-by point (`aqmlab.ns3ref` lists them), aggregate goodput within 3 %, fairness, drop rates and queue
-lengths close. The ns-3 program is built from `validation/ns3` (the first run installs the `ns3`
-wheel, about two minutes)."""
+by point (`aqmlab.ns3ref` lists them), aggregate goodput within 3 %, drop rates, queue lengths,
+timeouts and per-flow shares close. The ns-3 program is built from `validation/ns3` (the first run
+installs the `ns3` wheel, about two minutes).
+
+Two sets of scenarios: the named ones (`ns3ref.SCENARIOS`, 60 s) and the grid (`ns3ref.GRID`, a
+16-point 2^(7-3) design over queue, SACK, delayed ACK, IW, flow count, RTTs and recovery, 30 s).
+Each scenario is run (3 seeds, both simulators) the first time a test asks for it, so a subset runs
+on its own::
+
+    pytest tests/test_ns3_crosscheck.py -k "not grid"          # named scenarios only (~1 min)
+    pytest tests/test_ns3_crosscheck.py -k g07                 # one grid point (~15 s)
+    pytest tests/test_ns3_crosscheck.py -k "grid and red"      # the RED half of the grid
+
+Grid points that need aqmlab's `recovery` / `limited_transmit` / `profile` keys (the TCP fixes)
+are skipped, with the missing keys named, until aqmlab has them.
+"""
 
 from __future__ import annotations
+
+import re
+import subprocess
+from collections import Counter
+from itertools import combinations
 
 import pandas as pd
 import pytest
@@ -16,49 +34,211 @@ def ns3_binary():
 
 
 @pytest.fixture(scope="module")
-def comparisons(ns3_binary) -> dict[str, ns3ref.Comparison]:
-    rows = {name: ns3ref.compare(ns3_binary, s) for name, s in ns3ref.SCENARIOS.items()}
-    print("\n" + ns3ref.markdown_table(list(rows.values())))
-    return rows
+def compared(ns3_binary):
+    """`compared(scenario)`: the scenario's comparison, run on first use and kept for the module."""
+    cache: dict[str, ns3ref.Comparison] = {}
+
+    def get(s: ns3ref.MatchedScenario) -> ns3ref.Comparison:
+        missing = ns3ref.missing_tcp_keys(s.new_tcp_keys)
+        if missing:
+            pytest.skip(f"{s.name} needs aqmlab's TCP key(s) {', '.join(missing)} (the TCP fixes)")
+        if s.name not in cache:
+            cache[s.name] = ns3ref.compare(ns3_binary, s)
+            print("\n" + ns3ref.markdown_table([cache[s.name]]))
+        return cache[s.name]
+
+    return get
 
 
-@pytest.mark.parametrize("name", list(ns3ref.SCENARIOS))
-def test_aggregate_goodput_within_3_percent(comparisons, name: str) -> None:
-    c = comparisons[name]
-    assert c.aqmlab["tcp_goodput_bps"] == pytest.approx(c.ns3["tcp_goodput_bps"], rel=0.03)
-    if c.ns3["udp_goodput_bps"]:
-        assert c.aqmlab["udp_goodput_bps"] == pytest.approx(c.ns3["udp_goodput_bps"], rel=0.03)
+def _by_name(names, marks: dict[str, pytest.MarkDecorator]):
+    return [pytest.param(n, marks=marks[n]) if n in marks else n for n in names]
 
+
+# ---------------------------------------------------------------- the design itself (no ns-3)
+
+
+def test_grid_is_a_strength_3_orthogonal_array() -> None:
+    levels = ns3ref.grid_levels()
+    assert len(levels) == 16 and len({tuple(r.values()) for r in levels}) == 16
+    for trio in combinations(ns3ref.GRID_FACTORS, 3):
+        counts = Counter(tuple(r[f] for f in trio) for r in levels)
+        assert len(counts) == 8 and set(counts.values()) == {2}, trio
+
+
+def test_grid_renders_each_factor_on_both_sides() -> None:
+    s = ns3ref.GRID["g02_fifo_sack_ack1_iw2_50f_unequal_classic"]
+    args, flows = s.ns3_args(), s.aqmlab_scenario()["flows"]
+    assert {"--queue=fifo", "--sack=true", "--delAckCount=1", "--initCwnd=2", "--nFlows=50",
+            "--recovery=classic", "--limitedTransmit=false"} <= set(args)
+    assert len(flows) == 50 and flows[0]["variant"] == "sack" and flows[0]["delayed_ack"]["count"] == 1
+    assert flows[0]["initial_window"] == 2
+    delays = next(a for a in args if a.startswith("--accessDelays=")).split("=")[1].split(",")
+    assert [float(d) for d in delays] == [float(f["access_delay"].removesuffix("ms")) for f in flows]
+    assert (delays[0], delays[-1]) == ("1", "19")
+    prr = ns3ref.GRID["g15_red_sack_ack2_iw10_50f_unequal_ns3"]
+    assert {"--recovery=prr", "--limitedTransmit=true"} <= set(prr.ns3_args())
+    assert prr.aqmlab_scenario()["flows"][0]["recovery"] == "prr"
+
+
+def test_reno_has_no_ns3_counterpart() -> None:
+    s = ns3ref.MatchedScenario("reno", "red", sack=False, reno=True)
+    assert s.aqmlab_scenario()["flows"][0]["variant"] == "reno"
+    with pytest.raises(ValueError, match="ns-3 3.44 has no Reno fast recovery"):
+        s.ns3_args()
+
+
+def test_ns3_default_profile_is_ns3s_defaults(ns3_binary) -> None:
+    """`NS3_DEFAULT_TCP_ARGS` (the ns-3 side of `profile = "ns3"`) states ns-3's own defaults."""
+    attrs = {}
+    for tid in ["ns3::TcpSocket", "ns3::TcpSocketBase", "ns3::TcpL4Protocol", "ns3::RttEstimator"]:
+        out = subprocess.run([str(ns3_binary), f"--PrintAttributes={tid}"], capture_output=True, text=True,
+                             check=True).stdout
+        attrs.update(re.findall(r"--ns3::\w+::(\w+)=\[([^\]]*)\]", out))
+    ms = lambda v: f"{float(v.strip('+ns')) / 1e6:g}"  # noqa: E731  "+2e+08ns" -> "200"
+    expected = {
+        "tcp": attrs["SocketType"].removeprefix("ns3::Tcp"), "recovery": {"ns3::TcpPrrRecovery": "prr"}.get(
+            attrs["RecoveryType"]), "mss": attrs["SegmentSize"], "delAckCount": attrs["DelAckCount"],
+        "delAckTimeout": ms(attrs["DelAckTimeout"]), "initCwnd": attrs["InitialCwnd"],
+        "initSsthresh": attrs["InitialSlowStartThreshold"], "minRto": ms(attrs["MinRto"]),
+        "connTimeout": ms(attrs["ConnTimeout"]), "rttInitial": ms(attrs["InitialEstimation"]),
+        "clockGranularity": ms(attrs["ClockGranularity"]), "sack": attrs["Sack"], "timestamps": attrs["Timestamp"],
+        "windowScaling": attrs["WindowScaling"], "limitedTransmit": attrs["LimitedTransmit"],
+        "dupAckThresh": attrs["ReTxThreshold"], "sndBuf": attrs["SndBufSize"], "rcvBuf": attrs["RcvBufSize"],
+    }
+    stated = dict(a.removeprefix("--").split("=", 1) for a in ns3ref.NS3_DEFAULT_TCP_ARGS)
+    assert stated == expected
+
+
+# ---------------------------------------------------------------- named scenarios
 
 KNOWN_DROP_RATE_GAP = pytest.mark.xfail(
     strict=True,
     reason="open difference (docs/validation.md): without SACK under RED, aqmlab's NewReno sees 38 % more "
     "drops than ns-3's at the same goodput (±1 %) and mean queue (±4 %)",
 )
+NAMED = list(ns3ref.SCENARIOS)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=KNOWN_DROP_RATE_GAP) if n == "red_10flows_nosack" else n for n in ns3ref.SCENARIOS
-])
-def test_drop_rate_close(comparisons, name: str) -> None:
-    c = comparisons[name]
+@pytest.mark.parametrize("name", NAMED)
+def test_aggregate_goodput_within_3_percent(compared, name: str) -> None:
+    c = compared(ns3ref.SCENARIOS[name])
+    assert c.aqmlab["tcp_goodput_bps"] == pytest.approx(c.ns3["tcp_goodput_bps"], rel=0.03)
+    if c.ns3["udp_goodput_bps"]:
+        assert c.aqmlab["udp_goodput_bps"] == pytest.approx(c.ns3["udp_goodput_bps"], rel=0.03)
+
+
+@pytest.mark.parametrize("name", _by_name(NAMED, {"red_10flows_nosack": KNOWN_DROP_RATE_GAP}))
+def test_drop_rate_close(compared, name: str) -> None:
+    c = compared(ns3ref.SCENARIOS[name])
     assert c.aqmlab["drop_rate"] == pytest.approx(c.ns3["drop_rate"], rel=0.25)
 
 
-@pytest.mark.parametrize("name", list(ns3ref.SCENARIOS))
-def test_mean_queue_close(comparisons, name: str) -> None:
-    c = comparisons[name]
+@pytest.mark.parametrize("name", NAMED)
+def test_mean_queue_close(compared, name: str) -> None:
+    c = compared(ns3ref.SCENARIOS[name])
     assert c.aqmlab["mean_queue_pkts"] == pytest.approx(c.ns3["mean_queue_pkts"], rel=0.25)
 
 
-@pytest.mark.parametrize("name", list(ns3ref.SCENARIOS))
-def test_fairness_close(comparisons, name: str) -> None:
-    c = comparisons[name]
+@pytest.mark.parametrize("name", NAMED)
+def test_fairness_close(compared, name: str) -> None:
+    c = compared(ns3ref.SCENARIOS[name])
     assert c.aqmlab["jain_tcp"] == pytest.approx(c.ns3["jain_tcp"], abs=0.1)
 
 
-def test_unequal_rtts_favour_short_flows_in_both(comparisons) -> None:
-    c = comparisons["fifo_unequal_rtt"]
+# Measured with validation/ns3/rto_anatomy.py on bottleneck captures (seed 1; docs/validation.md).
+# With SACK on, ns-3 3.44 computes its flight from the RFC 6675 scoreboard even before fast
+# retransmit, so each duplicate ACK that SACKs a segment lets one new segment out, even with
+# LimitedTransmit off. A loss is therefore always followed by enough segments for three duplicate
+# ACKs. aqmlab's sack sender counts the flight as snd_nxt - snd_una until it enters recovery. A loss
+# with only 1-2 segments behind it (windows of 2-5 segments per flow under RED) leaves it silent until
+# the RTO. Holes with 1-2 segments above them that ended in an RTO: red_10flows 46 vs 1,
+# red_5tcp_udp 6 vs 0, g11 24 vs 0, g02 212 vs 51. Without SACK the two profiles agree
+# (red_10flows_nosack 33 vs 33).
+SACK_FLIGHT_STALL = pytest.mark.xfail(
+    strict=True,
+    reason="with SACK, ns-3 counts SACKed segments out of the flight before fast retransmit, so each dupack "
+    "clocks out a new segment; aqmlab's sack sender does not, and a loss with fewer than 3 segments behind it "
+    "waits for the RTO (capture analysis, docs/validation.md)",
+)
+NAMED_TIMEOUT_MARKS: dict[str, pytest.MarkDecorator] = {"red_10flows": SACK_FLIGHT_STALL,
+                                                        "red_5tcp_udp": SACK_FLIGHT_STALL}
+
+
+@pytest.mark.parametrize("name", _by_name(NAMED, NAMED_TIMEOUT_MARKS))
+def test_timeouts_counted_alike(compared, name: str) -> None:
+    """RTO expiries after the warm-up, backoffs included, on both sides (`ns3ref.timeouts_agree`)."""
+    c = compared(ns3ref.SCENARIOS[name])
+    assert ns3ref.timeouts_agree(c.aqmlab["timeouts"], c.ns3["timeouts"]), (c.aqmlab["timeouts"], c.ns3["timeouts"])
+
+
+@pytest.mark.parametrize("name", [n for n, s in ns3ref.SCENARIOS.items() if s.queue == "red"])
+def test_per_flow_shares_under_red(compared, name: str) -> None:
+    c = compared(ns3ref.SCENARIOS[name])
+    assert c.max_share_difference() <= 0.05
+
+
+def test_unequal_rtts_favour_short_flows_in_both(compared) -> None:
+    c = compared(ns3ref.SCENARIOS["fifo_unequal_rtt"])
     ours, theirs = pd.Series(c.aqmlab["per_flow_goodput_bps"]), pd.Series(c.ns3["per_flow_goodput_bps"])
     spearman = ours.rank().corr(theirs.rank())  # Pearson on ranks; pandas' "spearman" needs scipy
     assert spearman > 0.7
+
+
+@pytest.mark.parametrize("name", list(ns3ref.PROFILE_SCENARIOS))
+def test_ns3_profile_matches_ns3_defaults(compared, name: str) -> None:
+    """aqmlab's `profile = "ns3"` against ns-3 left at its TCP defaults (skipped until the key exists)."""
+    c = compared(ns3ref.PROFILE_SCENARIOS[name])
+    assert c.aqmlab["tcp_goodput_bps"] == pytest.approx(c.ns3["tcp_goodput_bps"], rel=0.03)
+    assert c.aqmlab["drop_rate"] == pytest.approx(c.ns3["drop_rate"], rel=0.25)
+    assert ns3ref.timeouts_agree(c.aqmlab["timeouts"], c.ns3["timeouts"])
+    assert c.max_share_difference() <= 0.05
+
+
+# ---------------------------------------------------------------- the grid
+
+GRID = list(ns3ref.GRID)
+# NewReno without SACK behind a full drop-tail buffer, no delayed ACKs, IW 2 (measured on seeds 1-3,
+# 30 s runs). Slow-start overshoot loses dozens of segments per flow, and NewReno repairs one hole per
+# RTT, so aqmlab flows stay in recovery for tens of seconds. aqmlab's drops after the warm-up
+# (1921 / 2307 / 1583) exceed its retransmissions (1273 / 2010 / 1590), and its goodput
+# (9.60 / 9.92 / 10.06 Mb/s) goes past the link's payload capacity (9.64 Mb/s). That is data received
+# before the warm-up and delivered after it. ns-3 3.44 repairs these episodes with its emulated-SACK
+# scoreboard, retransmitting 2.7x the segments it lost (1332 / 1510 / 1345 for 484 / 545 / 532 drops).
+# The same family as the named `_nosack` drop-tail scenarios that are reported and not asserted.
+FIFO_NOSACK_BURSTS = pytest.mark.xfail(
+    strict=True,
+    reason="drop-tail without SACK, IW 2, no delayed ACKs: aqmlab's NewReno flows sit in one-hole-per-RTT "
+    "recoveries across the warm-up (drops exceed retransmissions, goodput exceeds link capacity on 2 of 3 seeds) "
+    "while ns-3's emulated-SACK scoreboard retransmits 2.7x its drops (docs/validation.md)",
+)
+_G00 = "g00_fifo_nosack_ack1_iw2_10f_equal_classic"
+GRID_MARKS: dict[str, dict[str, pytest.MarkDecorator]] = {
+    "goodput": {_G00: FIFO_NOSACK_BURSTS}, "drops": {_G00: FIFO_NOSACK_BURSTS},
+    "timeouts": {_G00: FIFO_NOSACK_BURSTS, "g02_fifo_sack_ack1_iw2_50f_unequal_classic": SACK_FLIGHT_STALL,
+                 "g11_red_sack_ack1_iw10_10f_equal_classic": SACK_FLIGHT_STALL},
+    "shares": {},
+}
+
+
+@pytest.mark.parametrize("name", _by_name(GRID, GRID_MARKS["goodput"]))
+def test_grid_goodput_within_3_percent(compared, name: str) -> None:
+    c = compared(ns3ref.GRID[name])
+    assert c.aqmlab["tcp_goodput_bps"] == pytest.approx(c.ns3["tcp_goodput_bps"], rel=0.03)
+
+
+@pytest.mark.parametrize("name", _by_name(GRID, GRID_MARKS["drops"]))
+def test_grid_drop_rate_within_25_percent(compared, name: str) -> None:
+    c = compared(ns3ref.GRID[name])
+    assert c.aqmlab["drop_rate"] == pytest.approx(c.ns3["drop_rate"], rel=0.25)
+
+
+@pytest.mark.parametrize("name", _by_name(GRID, GRID_MARKS["timeouts"]))
+def test_grid_timeouts_counted_alike(compared, name: str) -> None:
+    c = compared(ns3ref.GRID[name])
+    assert ns3ref.timeouts_agree(c.aqmlab["timeouts"], c.ns3["timeouts"]), (c.aqmlab["timeouts"], c.ns3["timeouts"])
+
+
+@pytest.mark.parametrize("name", _by_name([n for n in GRID if ns3ref.GRID[n].queue == "red"], GRID_MARKS["shares"]))
+def test_grid_per_flow_shares_under_red(compared, name: str) -> None:
+    c = compared(ns3ref.GRID[name])
+    assert c.max_share_difference() <= 0.05

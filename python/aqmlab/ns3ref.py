@@ -36,13 +36,15 @@ import os
 import random
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "REPORTED_ONLY", "build", "run_ns3", "compare", "NS3_DIR"]
+__all__ = ["MatchedScenario", "SCENARIOS", "REPORTED_ONLY", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+           "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
 
@@ -71,6 +73,37 @@ class MatchedScenario:
     start_spread_s: float = 1.0
     seed: int = 1
     sack: bool = True
+    # Loss recovery without SACK: NewReno (RFC 6582). ``reno=True`` asks for RFC 5681 Reno fast
+    # recovery, which ns-3 3.44 does not have (see `ns3_args`); aqmlab can render it, ns-3 cannot.
+    reno: bool = False
+    delayed_ack: bool = True  # ACK every 2nd segment, 200 ms timer; False: ACK every segment
+    initial_window: int = 10  # segments
+    # "classic" (ns-3 TcpClassicRecovery: RFC 6582/6675 window inflation) or "prr" (RFC 6937,
+    # ns-3's default TcpPrrRecovery). aqmlab's `recovery` key (TCP fixes, on main later).
+    recovery: str = "classic"
+    limited_transmit: bool = False  # RFC 3042; aqmlab's `limited_transmit` key (TCP fixes)
+    # "ns3": aqmlab's `profile = "ns3"` (TCP fixes) against ns-3 at every one of its own TCP
+    # defaults (docs/tcp-profiles.md); the TCP fields above are then ignored on both sides.
+    profile: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.recovery not in ("classic", "prr"):
+            raise ValueError(f"recovery: must be \"classic\" or \"prr\", got {self.recovery!r}")
+        if self.profile not in (None, "ns3"):
+            raise ValueError(f"profile: only \"ns3\" has an ns-3 counterpart, got {self.profile!r}")
+        if self.reno and self.sack:
+            raise ValueError("reno: Reno fast recovery is the no-SACK variant; set sack=False")
+        if len(self.access_delays_ms) not in (1, self.n_tcp):
+            raise ValueError(f"access_delays_ms: one value or one per TCP flow ({self.n_tcp}), "
+                             f"got {len(self.access_delays_ms)}")
+
+    @property
+    def new_tcp_keys(self) -> tuple[str, ...]:
+        """The aqmlab keys this scenario needs that arrive with the TCP fixes (absent before)."""
+        if self.profile:
+            return ("profile",)
+        return (("recovery",) if self.recovery != "classic" else ()) + (
+            ("limited_transmit",) if self.limited_transmit else ())
 
     def access_delay(self, i: int) -> float:
         return self.access_delays_ms[i] if len(self.access_delays_ms) > 1 else self.access_delays_ms[0]
@@ -86,9 +119,24 @@ class MatchedScenario:
         if self.queue == "red":
             queue = {"kind": "red", "limit": self.queue_limit, "variant": "ns2", "mean_packet_size": "1500B",
                      **self.red}
-        tcp = {"kind": "tcp", "variant": "sack" if self.sack else "newreno", "mss": f"{self.mss}B", "header_bytes": f"{DATA_HEADER}B",
-               "initial_window": 10, "delayed_ack": {"count": 2, "timeout": "200ms"}, "min_rto": "1s",
-               "initial_rto": "1s", "timer_granularity": "1ms", "sack": self.sack}
+        tcp: dict[str, Any]
+        if self.profile:
+            # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
+            # of ns-3's headers (timestamps on), so it is stated.
+            tcp = {"kind": "tcp", "profile": self.profile, "header_bytes": f"{DATA_HEADER}B"}
+        else:
+            variant = "sack" if self.sack else ("reno" if self.reno else "newreno")
+            tcp = {"kind": "tcp", "variant": variant, "mss": f"{self.mss}B", "header_bytes": f"{DATA_HEADER}B",
+                   "initial_window": self.initial_window,
+                   "delayed_ack": {"count": 2 if self.delayed_ack else 1, "timeout": "200ms"}, "min_rto": "1s",
+                   "initial_rto": "1s", "timer_granularity": "1ms", "sack": self.sack}
+            # Stated whenever aqmlab knows the keys, so a later change of its defaults cannot
+            # silently change the comparison; before the TCP fixes only non-default values are
+            # written (and such a scenario cannot run yet: see `new_tcp_keys`).
+            if self.recovery != "classic" or _aqmlab_has_recovery_keys():
+                tcp["recovery"] = self.recovery
+            if self.limited_transmit or _aqmlab_has_recovery_keys():
+                tcp["limited_transmit"] = self.limited_transmit
         flows: list[dict[str, Any]] = [
             {**tcp, "start": f"{start}s", "access_delay": f"{self.access_delay(i)}ms"}
             for i, start in enumerate(self.start_times())
@@ -110,14 +158,27 @@ class MatchedScenario:
 
     def ns3_args(self) -> list[str]:
         """The same scenario as `validation/ns3/build/dumbbell` options."""
+        if self.reno:
+            raise ValueError(f"{self.name}: ns-3 3.44 has no Reno fast recovery (RFC 5681, recovery ends at the "
+                             "first partial ACK); TcpSocketBase always continues recovery to the recovery "
+                             "point as NewReno does, and TcpLinuxReno is only a congestion-avoidance rule")
         delays = ",".join(f"{self.access_delay(i):g}" for i in range(self.n_tcp))
         args = [
             f"--nFlows={self.n_tcp}", f"--bottleneckRate={self.rate_bps:.0f}bps", f"--bottleneckDelay={self.delay_ms:g}",
             f"--accessRate={self.access_rate_bps:.0f}bps", f"--accessDelays={delays}", "--rxAccessDelays=1",
             f"--queue={self.queue}", f"--queueLimit={self.queue_limit}", "--devQueue=1",
-            "--tcp=NewReno", "--recovery=classic", f"--mss={self.mss}", "--delAckCount=2", "--delAckTimeout=200",
-            "--initCwnd=10", "--minRto=1000", "--rttInitial=1000", "--clockGranularity=1", f"--sack={str(self.sack).lower()}",
-            "--limitedTransmit=false", "--timestamps=true",
+        ]
+        if self.profile == "ns3":
+            args += NS3_DEFAULT_TCP_ARGS
+        else:
+            args += [
+                "--tcp=NewReno", f"--recovery={self.recovery}", f"--mss={self.mss}",
+                f"--delAckCount={2 if self.delayed_ack else 1}", "--delAckTimeout=200",
+                f"--initCwnd={self.initial_window}", "--minRto=1000", "--rttInitial=1000", "--clockGranularity=1",
+                f"--sack={str(self.sack).lower()}", f"--limitedTransmit={str(self.limited_transmit).lower()}",
+                "--timestamps=true",
+            ]
+        args += [
             f"--duration={self.duration_s:g}", f"--warmup={self.warmup_s:g}", "--startMode=list",
             "--startTimes=" + ",".join(f"{t:.6f}" for t in self.start_times()), f"--seed={self.seed}", "--run=1",
         ]
@@ -131,7 +192,25 @@ class MatchedScenario:
         return args
 
 
-UNEQUAL_RTT = tuple(float(d) for d in range(1, 20, 2))
+# ns-3 3.44's own TCP defaults, each stated (dumbbell.cc otherwise sets its matched values). Read
+# from `build/dumbbell --PrintAttributes=ns3::TcpSocket` (…TcpSocketBase, TcpL4Protocol,
+# RttEstimator); docs/tcp-profiles.md has the table and `test_ns3_default_profile_is_ns3s_defaults`
+# checks these against the binary.
+NS3_DEFAULT_TCP_ARGS = [
+    "--tcp=Cubic", "--recovery=prr", "--mss=536", "--delAckCount=2", "--delAckTimeout=200", "--initCwnd=10",
+    "--initSsthresh=4294967295", "--minRto=1000", "--connTimeout=3000", "--rttInitial=1000", "--clockGranularity=1",
+    "--sack=true", "--timestamps=true", "--windowScaling=true", "--limitedTransmit=true", "--dupAckThresh=3",
+    "--sndBuf=131072", "--rcvBuf=131072",
+]
+
+
+def unequal_rtt(n: int) -> tuple[float, ...]:
+    """Sender access delays spread evenly over 1..19 ms, rounded to the microsecond (1, 3, …, 19 for 10
+    flows): base RTTs 44 to 80 ms."""
+    return tuple(round(1.0 + 18.0 * i / (n - 1), 3) for i in range(n))
+
+
+UNEQUAL_RTT = unequal_rtt(10)
 
 # The cross-checked scenarios: NewReno with SACK recovery (the four of issue #2), and without SACK
 # where both simulators implement the same algorithm (RED keeps losses to one per window).
@@ -157,6 +236,100 @@ REPORTED_ONLY = {
         MatchedScenario("fifo_unequal_rtt_nosack", "fifo", access_delays_ms=UNEQUAL_RTT, sack=False),
     ]
 }
+
+
+# The cross-check grid: a covering design over the factors both simulators can run.
+#
+# The issue asks for 8 two-level factors (queue, SACK, NewReno/Reno, delayed ACK, IW, flow count,
+# RTTs, recovery). ns-3 3.44 has no Reno fast recovery (see `MatchedScenario.ns3_args`), so that
+# factor is dropped from the ns-3 grid; the other 7 form a 2^(7-3) fractional factorial of
+# resolution IV (16 runs; Box, Hunter & Hunter, Statistics for Experimenters, 2nd ed., table 6.14):
+# A..D run through all 16 combinations (A fastest) and E = ABC, F = BCD, G = ACD. Every pair of
+# factors meets all four level combinations four times (an orthogonal array of strength 3), and no
+# main effect is aliased with a two-factor interaction. Level -1 is the first of each pair.
+GRID_FACTORS: dict[str, tuple[Any, Any]] = {
+    "queue": ("fifo", "red"),  # A
+    "sack": (False, True),  # B
+    "delayed_ack": (False, True),  # C
+    "initial_window": (2, 10),  # D
+    "n_tcp": (10, 50),  # E = ABC
+    "rtt": ("equal", "unequal"),  # F = BCD
+    "recovery": ("classic", "ns3"),  # G = ACD; "ns3" = ns-3's defaults: PRR and limited transmit
+}
+GRID_GENERATORS = {"n_tcp": ("queue", "sack", "delayed_ack"), "rtt": ("sack", "delayed_ack", "initial_window"),
+                   "recovery": ("queue", "delayed_ack", "initial_window")}
+# Grid runs are 30 s with a 5 s warm-up (the named scenarios keep 60 s / 10 s): every flow has left
+# slow start by 5 s (IW 2 at 44-80 ms RTTs doubles to the fair share within ~1 s), and 25 s holds
+# ~2,200 bottleneck drops and hundreds of recovery episodes per run at 10 flows. Halving the length
+# halves the ns-3 time of the grid (docs/validation.md has the timings).
+GRID_DURATION_S, GRID_WARMUP_S = 30.0, 5.0
+
+
+def grid_levels() -> list[dict[str, Any]]:
+    """The 16 rows of the design as factor -> level, in run order."""
+    basic = list(GRID_FACTORS)[:4]
+    rows = []
+    for i in range(16):
+        signs = {f: 1 if (i >> k) & 1 else -1 for k, f in enumerate(basic)}
+        for f, gen in GRID_GENERATORS.items():
+            signs[f] = signs[gen[0]] * signs[gen[1]] * signs[gen[2]]
+        rows.append({f: GRID_FACTORS[f][(signs[f] + 1) // 2] for f in GRID_FACTORS})
+    return rows
+
+
+def grid_scenario(i: int, levels: dict[str, Any]) -> MatchedScenario:
+    """Row `i` of the design as a scenario, named after its levels (e.g.
+    ``g03_red_nosack_ack1_iw2_50f_equal_classic``)."""
+    n = levels["n_tcp"]
+    name = "_".join([
+        f"g{i:02d}", levels["queue"], "sack" if levels["sack"] else "nosack", "ack2" if levels["delayed_ack"] else "ack1",
+        f"iw{levels['initial_window']}", f"{n}f", levels["rtt"], levels["recovery"],
+    ])
+    ns3_recovery = levels["recovery"] == "ns3"
+    return MatchedScenario(
+        name, levels["queue"], n_tcp=n, access_delays_ms=unequal_rtt(n) if levels["rtt"] == "unequal" else (1.0,),
+        sack=levels["sack"], delayed_ack=levels["delayed_ack"], initial_window=levels["initial_window"],
+        recovery="prr" if ns3_recovery else "classic", limited_transmit=ns3_recovery,
+        duration_s=GRID_DURATION_S, warmup_s=GRID_WARMUP_S,
+    )
+
+
+GRID = {s.name: s for s in (grid_scenario(i, lv) for i, lv in enumerate(grid_levels()))}
+
+# One more point, outside the design: aqmlab's `profile = "ns3"` (TCP fixes, on main later) against
+# ns-3 with all its own TCP defaults (TcpCubic, PRR, limited transmit, MSS 536, 128 KiB buffers;
+# docs/tcp-profiles.md), on the RED dumbbell. It runs only once aqmlab knows the key.
+PROFILE_SCENARIOS = {
+    s.name: s for s in [MatchedScenario("red_10flows_ns3_profile", "red", profile="ns3")]
+}
+
+
+def _aqmlab_has_recovery_keys() -> bool:
+    """Whether the installed aqmlab accepts the TCP keys `recovery` and `limited_transmit`."""
+    return not missing_tcp_keys(("recovery", "limited_transmit"))
+
+
+_KEY_PROBES: dict[str, Any] = {"recovery": "classic", "limited_transmit": False, "profile": "ns3"}
+_key_support: dict[str, bool] = {}
+
+
+def missing_tcp_keys(keys: tuple[str, ...]) -> list[str]:
+    """The keys among `keys` (``recovery``, ``limited_transmit``, ``profile``) that the installed
+    aqmlab rejects as unknown. Checked once each, by validating a one-flow scenario."""
+    from . import api
+    from .exceptions import ScenarioError
+
+    for key in keys:
+        if key not in _key_support:
+            probe = {"flows": [{"kind": "tcp", key: _KEY_PROBES[key]}]}
+            try:
+                api.validate(probe)
+                _key_support[key] = True
+            except ScenarioError as e:
+                if "unknown key" not in str(e):
+                    raise
+                _key_support[key] = False
+    return [k for k in keys if not _key_support[k]]
 
 
 def build() -> Path:
@@ -187,8 +360,18 @@ class Comparison:
     name: str
     aqmlab: dict[str, float]
     ns3: dict[str, float]
-    aqmlab_wall_s: float
-    ns3_wall_s: float
+    aqmlab_wall_s: float  # per run (mean over seeds), aqmlab's own timing of the simulation
+    ns3_wall_s: float  # per run (mean over seeds), the ns-3 process from start to exit
+
+    def shares(self, side: str) -> list[float]:
+        """Each TCP flow's share of the aggregate TCP goodput (flow goodputs averaged over seeds)."""
+        g = getattr(self, side)["per_flow_goodput_bps"]
+        total = sum(g)
+        return [x / total for x in g] if total else [0.0] * len(g)
+
+    def max_share_difference(self) -> float:
+        """The largest difference, over flows, between a flow's share in aqmlab and in ns-3."""
+        return max(abs(a - b) for a, b in zip(self.shares("aqmlab"), self.shares("ns3"), strict=True))
 
 
 SEEDS = (1, 2, 3)
@@ -227,7 +410,9 @@ def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
         "timeouts": float(tcp["timeouts"].sum()),
         "retransmits": float(tcp["retransmits"].sum()),
     }
+    t0 = time.perf_counter()
     ref = run_ns3(binary, scenario)
+    ns3_wall = time.perf_counter() - t0  # the whole process: setup and output too
     ref_tcp = [f for f in ref["flows"] if f["type"] == "tcp"]
     theirs = {
         "tcp_goodput_bps": ref["aggregate"]["tcp_goodput_bps"],
@@ -235,12 +420,27 @@ def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
         "jain_tcp": ref["aggregate"]["jain_fairness_tcp"],
         "drop_rate": ref["bottleneck"]["after_warmup"]["drop_rate"],
         "mean_queue_pkts": ref["bottleneck"]["queue_pkts"]["qdisc_mean_time_weighted_after_warmup"],
-        "timeouts": float(sum(f["rto_loss_episodes"] for f in ref_tcp)),
+        # Every RTO expiry after the warm-up, backoffs included: the event aqmlab's `timeouts`
+        # counts. (`rto_loss_episodes` counts entries into CA_LOSS, from the start, so it misses
+        # backoffs and includes the warm-up.)
+        "timeouts": float(sum(f["rto_expiries_after_warmup"] for f in ref_tcp)),
         "retransmits": float(sum(f["retx_pkts_after_warmup"] for f in ref_tcp)),
         "per_flow_goodput_bps": [f["goodput_bps"] for f in ref_tcp],
     }
     mine["per_flow_goodput_bps"] = tcp["goodput_bps"].tolist()
-    return Comparison(scenario.name, mine, theirs, ours.wall_seconds, ref["perf"]["wall_clock_run_s"])
+    return Comparison(scenario.name, mine, theirs, ours.wall_seconds, ns3_wall)
+
+
+# Timeouts (RTO expiries per run, mean over seeds) agree when within 30 % of ns-3's count or, when
+# both are small, within this many of each other. Fixed before the grid was first run: for counts
+# near 10 per run, the mean of 3 seeds of a Poisson count has a standard deviation of about 1.8 per
+# simulator, 2.6 for the difference, so below ~10 the 30 % band is narrower than the noise.
+TIMEOUTS_REL, TIMEOUTS_FLOOR = 0.30, 3.0
+
+
+def timeouts_agree(ours: float, theirs: float) -> bool:
+    """The timeouts criterion: within 30 % of ns-3's count, or within `TIMEOUTS_FLOOR` of it."""
+    return abs(ours - theirs) <= max(TIMEOUTS_REL * theirs, TIMEOUTS_FLOOR)
 
 
 def markdown_table(rows: list[Comparison]) -> str:
@@ -256,13 +456,53 @@ def markdown_table(rows: list[Comparison]) -> str:
                 continue
             ratio = f"{a / b:.3f}" if b else "–"
             out.append(f"| {r.name} | {k} | {a:.4g} | {b:.4g} | {ratio} |")
+        out.append(f"| {r.name} | max per-flow share difference | {r.max_share_difference():.4f} | | |")
     return "\n".join(out)
 
 
+def grid_table(rows: dict[str, Comparison]) -> str:
+    """The grid as a markdown table: one row per design point, each criterion's measured value."""
+    out = ["| # | queue | SACK | del. ACK | IW | flows | RTTs | recovery | goodput a/n | drop rate a/n | "
+           "timeouts a : n | max share diff | aqmlab s | ns-3 s |", "|---" * 14 + "|"]
+    for i, (name, lv) in enumerate(zip(GRID, grid_levels(), strict=True)):
+        r = rows.get(name)
+        head = (f"| {i} | {lv['queue']} | {'on' if lv['sack'] else 'off'} | {'2' if lv['delayed_ack'] else '1'} | "
+                f"{lv['initial_window']} | {lv['n_tcp']} | {lv['rtt']} | {lv['recovery']} |")
+        if r is None:
+            out.append(head + " needs `" + "`, `".join(GRID[name].new_tcp_keys) + "` | | | | | |")
+            continue
+        a, n = r.aqmlab, r.ns3
+        share = f"{r.max_share_difference():.3f}" if lv["queue"] == "red" else f"({r.max_share_difference():.3f})"
+        out.append(head + f" {a['tcp_goodput_bps'] / n['tcp_goodput_bps']:.3f} | {a['drop_rate'] / n['drop_rate']:.3f} | "
+                   f"{a['timeouts']:.1f} : {n['timeouts']:.1f} | {share} | {3 * r.aqmlab_wall_s:.2f} | "
+                   f"{3 * r.ns3_wall_s:.1f} |")
+    return "\n".join(out)
+
+
+def runnable(s: MatchedScenario) -> bool:
+    """Whether both simulators can run `s` now (aqmlab knows every key it needs)."""
+    return not missing_tcp_keys(s.new_tcp_keys)
+
+
 def main() -> None:
-    """``python -m aqmlab.ns3ref``: runs every matched scenario in both simulators, prints the table."""
+    """``python -m aqmlab.ns3ref``: runs the named scenarios and the grid in both simulators and prints
+    the tables for docs/validation.md (section 3), with wall times. ``--grid-only`` skips the named
+    scenarios; a scenario aqmlab cannot run yet (it needs the TCP fixes' keys) is listed, not run."""
     binary = build()
-    print(markdown_table([compare(binary, s) for s in [*SCENARIOS.values(), *REPORTED_ONLY.values()]]))
+    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *REPORTED_ONLY.values(),
+                                                     *PROFILE_SCENARIOS.values()]
+    t0 = time.perf_counter()
+    rows = [compare(binary, s) for s in named if runnable(s)]
+    t_named = time.perf_counter() - t0
+    grid = {name: compare(binary, s) for name, s in GRID.items() if runnable(s)}
+    t_grid = time.perf_counter() - t0 - t_named
+    if rows:
+        print(markdown_table(rows), end="\n\n")
+    print(grid_table(grid), end="\n\n")
+    print(markdown_table(list(grid.values())), end="\n\n")
+    skipped = [s.name for s in [*named, *GRID.values()] if not runnable(s)]
+    print(f"Wall time: named scenarios {t_named:.0f} s, grid {t_grid:.0f} s ({len(grid)} of {len(GRID)} points, "
+          f"{len(SEEDS)} seeds each)" + (f"; not run (aqmlab lacks keys): {', '.join(skipped)}" if skipped else ""))
 
 
 if __name__ == "__main__":

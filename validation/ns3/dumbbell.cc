@@ -128,7 +128,11 @@ struct FlowStats
     bool haveSeq{false};
     SequenceNumber32 isn;
     uint64_t fastRecoveries{0};
-    uint64_t rtoLoss{0};
+    uint64_t fastRecoveriesAfterWarmup{0};
+    uint64_t rtoLoss{0};           // entries into CA_LOSS (a loss episode begun by an RTO)
+    uint64_t rtoLossAfterWarmup{0};
+    uint64_t rtoExpiries{0};       // every RTO expiry, backoffs included (see OnRto)
+    uint64_t rtoExpiriesAfterWarmup{0};
     uint64_t retxTrace{0}; // ns-3 "Retransmission" trace count
     uint32_t lastCwnd{0};
     uint32_t lastSsthresh{0};
@@ -294,13 +298,31 @@ OnTcpRetx(uint32_t id,
 void
 OnCongState(uint32_t id, TcpSocketState::TcpCongState_t oldV, TcpSocketState::TcpCongState_t newV)
 {
+    bool warm = Simulator::Now().GetSeconds() >= g_warmup;
     if (newV == TcpSocketState::CA_RECOVERY && oldV != TcpSocketState::CA_RECOVERY)
     {
         g_flows[id].fastRecoveries++;
+        g_flows[id].fastRecoveriesAfterWarmup += warm;
     }
     if (newV == TcpSocketState::CA_LOSS && oldV != TcpSocketState::CA_LOSS)
     {
         g_flows[id].rtoLoss++;
+        g_flows[id].rtoLossAfterWarmup += warm;
+    }
+}
+
+// Counts RTO expiries. ns-3 has no trace for the expiry itself, but TcpSocketBase::ReTxTimeout
+// (and nothing else) doubles the traced RTO, `m_rto = Min(2 * m_rto, 60 s)`, before
+// retransmitting; an RTT sample sets it to max(SRTT + max(G, 4 RTTVAR), MinRto), which equals
+// exactly twice the previous value (to the nanosecond) only by coincidence. A CongState change
+// cannot count expiries: repeated expiries (backoffs) stay in CA_LOSS and do not fire it.
+void
+OnRto(uint32_t id, Time oldV, Time newV)
+{
+    if (newV == oldV + oldV || (newV == Seconds(60) && oldV >= Seconds(30) && newV != oldV))
+    {
+        g_flows[id].rtoExpiries++;
+        g_flows[id].rtoExpiriesAfterWarmup += Simulator::Now().GetSeconds() >= g_warmup;
     }
 }
 
@@ -330,6 +352,7 @@ HookTcp(uint32_t id)
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, id));
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnTcpRetx, id));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, id));
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, id));
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, id));
     s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, id));
 }
@@ -443,6 +466,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t run = 1;
     double sampleMs = 10.0;
+    std::string pcapPrefix;
 
     uint32_t nUdp = 0;
     std::string udpRate = "3Mbps";
@@ -507,6 +531,9 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "ns-3 RngSeed (RED's random drops)", seed);
     cmd.AddValue("run", "ns-3 RngRun", run);
     cmd.AddValue("sampleMs", "queue sampling interval [ms]", sampleMs);
+    cmd.AddValue("pcap",
+                 "if set, write the bottleneck device (R1 side) to <pcap>-<node>-<device>.pcap",
+                 pcapPrefix);
 
     cmd.AddValue("nUdp", "number of UDP CBR flows", nUdp);
     cmd.AddValue("udpRate", "UDP CBR rate per flow", udpRate);
@@ -618,6 +645,10 @@ main(int argc, char* argv[])
                    QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, reverseQueueLimit)));
     NetDeviceContainer bnDevs = bneck.Install(r1, r2);
     g_bnDev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(0));
+    if (!pcapPrefix.empty())
+    {
+        bneck.EnablePcap(pcapPrefix, bnDevs.Get(0), false, true);
+    }
     g_devQueue = g_bnDev->GetQueue();
     g_devQueue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, devQueue));
     Ptr<PointToPointNetDevice> revDev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(1));
@@ -918,7 +949,12 @@ main(int argc, char* argv[])
               << ", \"retx_pkts_after_warmup\": " << f.retxPktsAfterWarmup
               << ", \"ns3_retransmission_trace\": " << f.retxTrace
               << ", \"fast_recovery_episodes\": " << f.fastRecoveries
-              << ", \"rto_loss_episodes\": " << f.rtoLoss << ", \"final_cwnd_bytes\": " << f.lastCwnd
+              << ", \"fast_recovery_episodes_after_warmup\": " << f.fastRecoveriesAfterWarmup
+              << ", \"rto_loss_episodes\": " << f.rtoLoss
+              << ", \"rto_loss_episodes_after_warmup\": " << f.rtoLossAfterWarmup
+              << ", \"rto_expiries\": " << f.rtoExpiries
+              << ", \"rto_expiries_after_warmup\": " << f.rtoExpiriesAfterWarmup
+              << ", \"final_cwnd_bytes\": " << f.lastCwnd
               << ", \"final_ssthresh_bytes\": " << f.lastSsthresh;
         }
         o << "}" << (i + 1 < nSrc ? "," : "") << "\n";
