@@ -130,13 +130,10 @@ class MatchedScenario:
                    "initial_window": self.initial_window,
                    "delayed_ack": {"count": 2 if self.delayed_ack else 1, "timeout": "200ms"}, "min_rto": "1s",
                    "initial_rto": "1s", "timer_granularity": "1ms", "sack": self.sack}
-            # Stated whenever aqmlab knows the keys, so a later change of its defaults cannot
-            # silently change the comparison; before the TCP fixes only non-default values are
-            # written (and such a scenario cannot run yet: see `new_tcp_keys`).
-            if self.recovery != "classic" or _aqmlab_has_recovery_keys():
-                tcp["recovery"] = self.recovery
-            if self.limited_transmit or _aqmlab_has_recovery_keys():
-                tcp["limited_transmit"] = self.limited_transmit
+            # Stated, not left to defaults, so a later change of aqmlab's defaults cannot silently
+            # change the comparison. ns-3 runs TcpNewReno (Reno growth) with timestamps on.
+            tcp.update({"congestion_control": "reno", "recovery": self.recovery,
+                        "limited_transmit": self.limited_transmit, "timestamps": True})
         flows: list[dict[str, Any]] = [
             {**tcp, "start": f"{start}s", "access_delay": f"{self.access_delay(i)}ms"}
             for i, start in enumerate(self.start_times())
@@ -302,11 +299,6 @@ GRID = {s.name: s for s in (grid_scenario(i, lv) for i, lv in enumerate(grid_lev
 PROFILE_SCENARIOS = {
     s.name: s for s in [MatchedScenario("red_10flows_ns3_profile", "red", profile="ns3")]
 }
-
-
-def _aqmlab_has_recovery_keys() -> bool:
-    """Whether the installed aqmlab accepts the TCP keys `recovery` and `limited_transmit`."""
-    return not missing_tcp_keys(("recovery", "limited_transmit"))
 
 
 _KEY_PROBES: dict[str, Any] = {"recovery": "classic", "limited_transmit": False, "profile": "ns3"}
