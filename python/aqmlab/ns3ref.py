@@ -79,10 +79,10 @@ class MatchedScenario:
     delayed_ack: bool = True  # ACK every 2nd segment, 200 ms timer; False: ACK every segment
     initial_window: int = 10  # segments
     # "classic" (ns-3 TcpClassicRecovery: RFC 6582/6675 window inflation) or "prr" (RFC 6937,
-    # ns-3's default TcpPrrRecovery). aqmlab's `recovery` key (TCP fixes, on main later).
+    # ns-3's default TcpPrrRecovery); aqmlab's `recovery` key.
     recovery: str = "classic"
-    limited_transmit: bool = False  # RFC 3042; aqmlab's `limited_transmit` key (TCP fixes)
-    # "ns3": aqmlab's `profile = "ns3"` (TCP fixes) against ns-3 at every one of its own TCP
+    limited_transmit: bool = False  # RFC 3042; aqmlab's `limited_transmit` key
+    # "ns3": aqmlab's `profile = "ns3"` against ns-3 at every one of its own TCP
     # defaults (docs/tcp-profiles.md); the TCP fields above are then ignored on both sides.
     profile: str | None = None
 
@@ -96,14 +96,6 @@ class MatchedScenario:
         if len(self.access_delays_ms) not in (1, self.n_tcp):
             raise ValueError(f"access_delays_ms: one value or one per TCP flow ({self.n_tcp}), "
                              f"got {len(self.access_delays_ms)}")
-
-    @property
-    def new_tcp_keys(self) -> tuple[str, ...]:
-        """The aqmlab keys this scenario needs that arrive with the TCP fixes (absent before)."""
-        if self.profile:
-            return ("profile",)
-        return (("recovery",) if self.recovery != "classic" else ()) + (
-            ("limited_transmit",) if self.limited_transmit else ())
 
     def access_delay(self, i: int) -> float:
         return self.access_delays_ms[i] if len(self.access_delays_ms) > 1 else self.access_delays_ms[0]
@@ -301,29 +293,6 @@ PROFILE_SCENARIOS = {
 }
 
 
-_KEY_PROBES: dict[str, Any] = {"recovery": "classic", "limited_transmit": False, "profile": "ns3"}
-_key_support: dict[str, bool] = {}
-
-
-def missing_tcp_keys(keys: tuple[str, ...]) -> list[str]:
-    """The keys among `keys` (``recovery``, ``limited_transmit``, ``profile``) that the installed
-    aqmlab rejects as unknown. Checked once each, by validating a one-flow scenario."""
-    from . import api
-    from .exceptions import ScenarioError
-
-    for key in keys:
-        if key not in _key_support:
-            probe = {"flows": [{"kind": "tcp", key: _KEY_PROBES[key]}]}
-            try:
-                api.validate(probe)
-                _key_support[key] = True
-            except ScenarioError as e:
-                if "unknown key" not in str(e):
-                    raise
-                _key_support[key] = False
-    return [k for k in keys if not _key_support[k]]
-
-
 def build() -> Path:
     """Compiles the ns-3 reference program (installing the `ns3` wheel if needed); returns its path."""
     script = NS3_DIR / "build.sh"
@@ -461,7 +430,7 @@ def grid_table(rows: dict[str, Comparison]) -> str:
         head = (f"| {i} | {lv['queue']} | {'on' if lv['sack'] else 'off'} | {'2' if lv['delayed_ack'] else '1'} | "
                 f"{lv['initial_window']} | {lv['n_tcp']} | {lv['rtt']} | {lv['recovery']} |")
         if r is None:
-            out.append(head + " needs `" + "`, `".join(GRID[name].new_tcp_keys) + "` | | | | | |")
+            out.append(head + " not run | | | | | |")
             continue
         a, n = r.aqmlab, r.ns3
         share = f"{r.max_share_difference():.3f}" if lv["queue"] == "red" else f"({r.max_share_difference():.3f})"
@@ -471,30 +440,24 @@ def grid_table(rows: dict[str, Comparison]) -> str:
     return "\n".join(out)
 
 
-def runnable(s: MatchedScenario) -> bool:
-    """Whether both simulators can run `s` now (aqmlab knows every key it needs)."""
-    return not missing_tcp_keys(s.new_tcp_keys)
-
-
 def main() -> None:
     """``python -m aqmlab.ns3ref``: runs the named scenarios and the grid in both simulators and prints
     the tables for docs/validation.md (section 3), with wall times. ``--grid-only`` skips the named
-    scenarios; a scenario aqmlab cannot run yet (it needs the TCP fixes' keys) is listed, not run."""
+    scenarios."""
     binary = build()
     named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *REPORTED_ONLY.values(),
                                                      *PROFILE_SCENARIOS.values()]
     t0 = time.perf_counter()
-    rows = [compare(binary, s) for s in named if runnable(s)]
+    rows = [compare(binary, s) for s in named]
     t_named = time.perf_counter() - t0
-    grid = {name: compare(binary, s) for name, s in GRID.items() if runnable(s)}
+    grid = {name: compare(binary, s) for name, s in GRID.items()}
     t_grid = time.perf_counter() - t0 - t_named
     if rows:
         print(markdown_table(rows), end="\n\n")
     print(grid_table(grid), end="\n\n")
     print(markdown_table(list(grid.values())), end="\n\n")
-    skipped = [s.name for s in [*named, *GRID.values()] if not runnable(s)]
     print(f"Wall time: named scenarios {t_named:.0f} s, grid {t_grid:.0f} s ({len(grid)} of {len(GRID)} points, "
-          f"{len(SEEDS)} seeds each)" + (f"; not run (aqmlab lacks keys): {', '.join(skipped)}" if skipped else ""))
+          f"{len(SEEDS)} seeds each)")
 
 
 if __name__ == "__main__":

@@ -341,7 +341,6 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "mss"), format!("must be between 1B and 65000B, got {mss}B"));
     }
     let header = f.header_bytes.get_or_insert(Bytes(d.header_bytes as u64)).0;
-    let max_window_default = u64::from(d.max_window).saturating_mul(u64::from(d.mss));
     if header > 1000 {
         return err(join(path, "header_bytes"), format!("must be at most 1000B, got {header}B"));
     }
@@ -354,10 +353,21 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
             return err(join(path, "max_window"), format!("must hold at least one segment ({mss}B), got {b}B"))
         }
         Some(Bytes(b)) => (b / mss).min(u32::MAX as u64 / 2) as u32,
-        // A profile's receiver window is in bytes (a buffer size): re-express it in this mss.
-        None if f.profile.is_some() => (max_window_default / mss).clamp(1, u32::MAX as u64 / 2) as u32,
-        None => d.max_window,
+        None => match f.profile {
+            Some(p) => {
+                // A profile's receiver window is a buffer in bytes: re-expressed in this mss.
+                let bytes = p.receive_window_bytes();
+                f.max_window = Some(Bytes(bytes)); // shown by `validate --show`
+                (bytes / mss).clamp(1, u32::MAX as u64 / 2) as u32
+            }
+            None => d.max_window,
+        },
     };
+    if f.profile.is_some() && f.delayed_ack.is_none() {
+        // Spelled out so that `validate --show` says what the profile chose.
+        let t = DelayedAckTable { count: Some(d.delayed_ack.count), timeout: Some(Duration(d.delayed_ack.timeout)) };
+        f.delayed_ack = Some(DelayedAckParams::Table(t));
+    }
     let delayed_by_default = d.delayed_ack.count > 1;
     let delayed_ack = match f.delayed_ack.get_or_insert(DelayedAckParams::Switch(delayed_by_default)) {
         DelayedAckParams::Switch(true) if delayed_by_default => d.delayed_ack,

@@ -20,6 +20,15 @@ pub enum TcpProfile {
 }
 
 impl TcpProfile {
+    /// The receiver window as the tool sizes it, in payload bytes (a buffer, whatever the mss).
+    pub fn receive_window_bytes(self) -> u64 {
+        match self {
+            TcpProfile::Ns3 => 131_072,     // TcpSocket::RcvBufSize
+            TcpProfile::Linux => 6_291_456, // net.ipv4.tcp_rmem max
+            TcpProfile::Ns2 => 20 * 1000,   // window_ 20 × packetSize_ 1000
+        }
+    }
+
     /// The profile's defaults.
     pub fn defaults(self) -> TcpConfig {
         let base = TcpConfig::default();
@@ -33,7 +42,7 @@ impl TcpProfile {
                 header_bytes: 52,                 // IP 20 + TCP 20 + timestamps 12 (link layer not counted)
                 ack_bytes: 52,
                 initial_window: 10,               // TcpSocket::InitialCwnd
-                max_window: 131_072 / 536,        // TcpSocket::RcvBufSize = 128 KiB
+                max_window: (131_072 / 536) as u32, // see receive_window_bytes
                 delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) }, // DelAckCount, DelAckTimeout
                 min_rto: Dur::from_millis(1000),  // TcpSocketBase::MinRto
                 initial_rto: Dur::from_millis(1000), // RttEstimator::InitialEstimation
@@ -52,7 +61,7 @@ impl TcpProfile {
                 header_bytes: 52,                 // IP 20 + TCP 20 + timestamps 12
                 ack_bytes: 52,
                 initial_window: 10,               // TCP_INIT_CWND
-                max_window: 6_291_456 / 1448,     // net.ipv4.tcp_rmem max (6 MiB)
+                max_window: (6_291_456 / 1448) as u32, // see receive_window_bytes
                 delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(40) }, // TCP_DELACK_MIN
                 min_rto: Dur::from_millis(200),   // TCP_RTO_MIN
                 initial_rto: Dur::from_millis(1000), // TCP_TIMEOUT_INIT
@@ -71,7 +80,7 @@ impl TcpProfile {
                 header_bytes: 40,                 // tcpip_base_hdr_size_ 40
                 ack_bytes: 40,
                 initial_window: 2,                // windowInit_ 2
-                max_window: 20,                   // window_ 20
+                max_window: 20,                   // window_ 20 (see receive_window_bytes)
                 delayed_ack: DelayedAck { count: 1, timeout: Dur::from_millis(100) }, // Agent/TCPSink acks every packet
                 min_rto: Dur::from_millis(200),   // minrto_ 0.2
                 initial_rto: Dur::from_millis(3000), // rtxcur_init_ 3.0

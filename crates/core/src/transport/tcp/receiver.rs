@@ -74,7 +74,7 @@ impl TcpReceiver {
             // pending at once with the old value so the sender counts marked bytes exactly.
             let ce = pkt.ecn == Ecn::Ce;
             if ce != self.ece && self.pending > 0 {
-                self.send_ack(cfg, now, None, out);
+                self.send_ack(cfg, None, out);
             }
             self.ece = ce;
         } else {
@@ -100,21 +100,21 @@ impl TcpReceiver {
             let filled_gap = !self.out_of_order.is_empty();
             self.deliver_through(cfg, seq + 1);
             if filled_gap {
-                self.send_ack(cfg, now, Some(seq), out);
+                self.send_ack(cfg, Some(seq), out);
                 return;
             }
             self.pending += 1;
             if self.pending >= cfg.delayed_ack.count {
-                self.send_ack(cfg, now, None, out);
+                self.send_ack(cfg, None, out);
             } else if self.ack_at == Time::NEVER {
                 self.ack_at = now + cfg.delayed_ack.timeout;
             }
         } else if seq < self.rcv_nxt || self.holds(seq) {
             self.stats.duplicates += 1;
-            self.send_ack(cfg, now, None, out);
+            self.send_ack(cfg, None, out);
         } else {
             self.buffer(seq);
-            self.send_ack(cfg, now, Some(seq), out);
+            self.send_ack(cfg, Some(seq), out);
         }
     }
 
@@ -163,7 +163,7 @@ impl TcpReceiver {
         }
     }
 
-    fn send_ack(&mut self, cfg: &TcpConfig, now: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
+    fn send_ack(&mut self, cfg: &TcpConfig, latest: Option<u32>, out: &mut Vec<Packet>) {
         let mut ack = Packet::new(PacketKind::TcpAck, self.flow);
         ack.ack = self.rcv_nxt;
         ack.size = cfg.ack_bytes;
@@ -194,7 +194,7 @@ impl TcpReceiver {
     /// Handles the delayed-ACK timer.
     pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         if self.pending > 0 && now >= self.ack_at {
-            self.send_ack(cfg, now, None, out);
+            self.send_ack(cfg, None, out);
         }
     }
 

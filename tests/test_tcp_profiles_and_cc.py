@@ -1,0 +1,81 @@
+"""TCP profiles, CUBIC and DCTCP end to end (issue #10): a profile sets the defaults of the other
+keys (explicit keys win), and each congestion control behaves as its RFC says on a dumbbell."""
+
+from __future__ import annotations
+
+import aqmlab
+import pytest
+
+
+def scenario(flow: dict, *, queue: dict | None = None, duration: str = "30s", count: int = 4) -> dict:
+    return {
+        "run": {"duration": duration, "warmup": "10s", "seed": 1},
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}, "access": {"rate": "100Mbps", "delay": "1ms"}},
+        "queue": queue or {"kind": "droptail", "limit": 100},
+        "flows": [{"kind": "tcp", "count": count, "start_jitter": "1s", **flow}],
+        "output": {"per_flow_timeseries": False},
+    }
+
+
+def resolved_flow(flow: dict) -> dict:
+    return aqmlab.validate(scenario(flow))["flows"][0]
+
+
+@pytest.mark.parametrize(("profile", "expected"), [
+    ("ns3", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "limited_transmit": True,
+             "mss": "536B", "initial_window": 10, "min_rto": "1s", "timestamps": True,
+             "delayed_ack": {"count": 2, "timeout": "200ms"}}),
+    ("linux", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "min_rto": "200ms",
+               "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"}}),
+    ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",
+             "initial_window": 2, "initial_rto": "3s", "timer_granularity": "10ms", "timestamps": False,
+             "delayed_ack": {"count": 1, "timeout": "100ms"}}),
+])
+def test_a_profile_fills_its_tools_defaults(profile: str, expected: dict) -> None:
+    flow = resolved_flow({"profile": profile})
+    assert {k: flow[k] for k in expected} == expected
+
+
+def test_the_receiver_window_of_a_profile_is_a_byte_budget_shown_by_validate() -> None:
+    assert resolved_flow({"profile": "ns3"})["max_window"] == "131072B"  # TcpSocket::RcvBufSize
+    assert resolved_flow({"profile": "ns2"})["max_window"] == "20000B"  # window_ 20 × 1000 B
+
+
+def test_explicit_keys_win_over_the_profile() -> None:
+    flow = resolved_flow({"profile": "ns3", "mss": "1448B", "congestion_control": "reno", "recovery": "classic"})
+    assert (flow["mss"], flow["congestion_control"], flow["recovery"], flow["variant"]) == ("1448B", "reno", "classic", "sack")
+
+
+@pytest.mark.parametrize(("flow", "key", "fragment"), [
+    ({"variant": "tahoe", "recovery": "prr"}, "recovery", "needs a variant with fast recovery"),
+    ({"congestion_control": "dctcp", "ecn": False}, "ecn", "needs ecn = true"),
+    ({"profile": "bsd"}, "profile", "ns3"),
+])
+def test_bad_tcp_combinations_are_refused_with_the_key_named(flow: dict, key: str, fragment: str) -> None:
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(scenario(flow))
+    assert key in str(e.value) and fragment in str(e.value)
+
+
+def test_cubic_fills_the_link_and_keeps_a_standing_queue() -> None:
+    """RFC 9438: β = 0.7 backs off less than Reno's ½, so with a buffer of about one BDP the
+    link stays busy and the drop-tail queue fuller than under Reno."""
+    reno = aqmlab.run(scenario({"congestion_control": "reno"}))
+    cubic = aqmlab.run(scenario({"congestion_control": "cubic"}))
+    assert cubic.aggregate["goodput_bps"] > 0.95 * 10e6 * 1448 / 1500
+    assert cubic.queues.iloc[0]["mean_len_packets"] > reno.queues.iloc[0]["mean_len_packets"]
+
+
+def test_dctcp_keeps_the_marking_queue_short_without_losing_throughput() -> None:
+    """RFC 8257 with a step-marking queue (RED with min_th = max_th = K, every packet above K
+    marked): the queue hovers near K and the link stays busy, while Reno-ECN's halving on every
+    marked window leaves it less full. K = 20 packets, as the DCTCP paper's 1 Gb/s setting scaled."""
+    red = {"kind": "red", "limit": 200, "min_th": 20, "max_th": 21, "max_p": 1.0, "weight": 1.0, "ecn": True,
+           "ecn_forced_mark": True}
+    dctcp = aqmlab.run(scenario({"congestion_control": "dctcp"}, queue=red))
+    reno_ecn = aqmlab.run(scenario({"congestion_control": "reno", "ecn": True}, queue=red))
+    q = dctcp.queues.iloc[0]
+    assert dctcp.aggregate["goodput_bps"] > 0.95 * 10e6 * 1448 / 1500
+    assert 5 < q["mean_len_packets"] < 30
+    assert q["drops"] == 0, "DCTCP reacts to marks before the buffer overflows"
+    assert dctcp.flows["ecn_reductions"].sum() > reno_ecn.flows["ecn_reductions"].sum()
