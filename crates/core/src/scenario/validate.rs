@@ -267,10 +267,10 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "drop-front" | "drop_front" => Ok(QueueSpec::DropFront(params(rest, path)?)),
         "early-random-drop" | "early_random_drop" => Ok(QueueSpec::EarlyRandomDrop(params(rest, path)?)),
         "random-drop" | "random_drop" => Ok(QueueSpec::RandomDrop(params(rest, path)?)),
-        "red" => Ok(QueueSpec::Red(params(rest, path)?)),
+        "red" => Ok(QueueSpec::Red(params::<RedParams>(rest, path)?.filled())),
         "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
-        "rio" => Ok(QueueSpec::Rio(params(rest, path)?)),
-        "fred" => Ok(QueueSpec::Fred(params(rest, path)?)),
+        "rio" => Ok(QueueSpec::Rio(params::<RioParams>(rest, path)?.filled())),
+        "fred" => Ok(QueueSpec::Fred(params::<FredParams>(rest, path)?.filled())),
         "cbt" => Ok(QueueSpec::Cbt(params::<CbtParams>(rest, path)?.filled())),
         "cbq" => Ok(QueueSpec::Cbq(params::<CbqParams>(rest, path)?.filled())),
         other => err(
