@@ -11,6 +11,15 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
     let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let span = e.inner().span();
         let mut err = path_error(e.path().to_string(), e.inner().message());
+        if err.message.contains("number too large to fit in target type") {
+            // TOML integers are i64: say so, and which value on the line it was.
+            let value = span.as_ref().map(|s| text[s.start.min(text.len())..].split(['\n', ',', '}']).next().unwrap_or("").trim());
+            err.message = format!(
+                "{} is too large: TOML integers are at most {} (run.seed allows 0 to that in a TOML file)",
+                value.filter(|v| !v.is_empty()).unwrap_or("a number"),
+                i64::MAX
+            );
+        }
         // The key's own line beats the span toml reports (often the enclosing table's).
         err.line = locate(text, &err.path).or_else(|| span.map(|s| line_of_offset(text, s.start)));
         err
