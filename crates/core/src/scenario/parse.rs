@@ -185,6 +185,50 @@ rate = "1Mbps"
     }
 
     #[test]
+    fn seed_out_of_range_names_key_value_and_allowed_range() {
+        let e = error_of(&GOOD.replace("warmup = \"1s\"", "warmup = \"1s\"\nseed = -1"));
+        assert!(e.starts_with("run.seed (line 5): must be an integer from 0 to 18446744073709551615, got -1"), "{e}");
+        let e = error_of(&GOOD.replace("warmup = \"1s\"", "warmup = \"1s\"\nseed = 18446744073709551616"));
+        assert!(e.contains("line 5") && e.contains("18446744073709551616 is too large") && e.contains("9223372036854775807"), "{e}");
+        let e = parse_json(r#"{"run": {"duration": "1s", "seed": 18446744073709551616}, "topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [{"kind": "tcp"}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("run.seed: must be an integer from 0 to 18446744073709551615, got 18446744073709551616"), "{e}");
+    }
+
+    #[test]
+    fn exponent_and_huge_durations_name_the_key() {
+        assert!(parse_toml(&GOOD.replace("\"10s\"", "\"1e1s\"")).is_ok());
+        let e = error_of(&GOOD.replace("\"10s\"", "\"1e10s\""));
+        assert!(e.starts_with("run.duration (line 3): duration \"1e10s\" is too long; allowed: 0s to 1000000000s"), "{e}");
+    }
+
+    #[test]
+    fn tiny_bin_says_the_row_limit_and_the_smallest_bin() {
+        let e = error_of(&format!("{GOOD}\n[output]\nbin = \"1ns\"\n"));
+        assert!(e.starts_with("output.bin (line 23): 1ns gives 10000000000 time-series rows over run.duration 10s"), "{e}");
+        assert!(e.contains("at most 1000000 are allowed") && e.contains("at least 10us"), "{e}");
+        assert!(parse_toml(&format!("{GOOD}\n[output]\nbin = \"10us\"\n")).is_ok());
+    }
+
+    #[test]
+    fn per_flow_columns_over_the_limit_are_refused_or_off_by_default() {
+        let many = GOOD.replace("count = 3", "count = 200000");
+        let e = error_of(&format!("{many}\n[output]\nper_flow_timeseries = true\n"));
+        assert!(e.starts_with("output.per_flow_timeseries (line 23): 200001 flows give 400002 per-flow columns × 100 rows"), "{e}");
+        let s = parse_toml(&many).unwrap();
+        assert!(!s.output.per_flow_timeseries);
+        assert_eq!(s.echo["output"]["per_flow_timeseries"], false);
+    }
+
+    #[test]
+    fn udp_packet_size_below_its_headers_is_refused() {
+        let e = error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\npacket_size = \"27B\""));
+        assert!(e.starts_with("flows[1].packet_size (line 21): must be between 28B"), "{e}");
+        assert!(parse_toml(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\npacket_size = \"28B\"")).is_ok());
+    }
+
+    #[test]
     fn locate_finds_keys_inside_inline_tables_of_an_array() {
         let text = "[queue]\nkind = \"cbt\"\nclasses = [\n  { name = \"a\", max_th = 3 },\n  { name = \"b\", max_th = 4 },\n]\n";
         assert_eq!(locate(text, "queue.classes[1].max_th"), Some(5));
