@@ -145,10 +145,10 @@ fn entries() -> Value {
             "params": defaults::<RedParams>(RedParams::filled),
             "docs": {
                 "limit": "hard limit, packets or bytes",
-                "min_th": "minimum threshold on the average queue (packets); aliases thresh_, min",
-                "max_th": "maximum threshold (packets); aliases maxthresh_, max",
-                "max_p": "early-drop probability at max_th, in (0, 1]; alias probability",
-                "weight": "EWMA weight w, in (0, 1]; alias q_weight_",
+                "min_th": "minimum threshold on the average queue (packets)",
+                "max_th": "maximum threshold (packets)",
+                "max_p": "early-drop probability at max_th, in (0, 1]",
+                "weight": "EWMA weight w, in (0, 1]",
                 "variant": "documented (Parris Figs. 3.7-3.10) | altq (ALTQ altq_red.c) | ns2 (ns-2 red.cc / ns-3 RedQueueDisc); see docs/red.md",
                 "wait": "ns-2 wait_: no early drop until count*pb >= 1 (default: true for ns2, else false; not for altq)",
                 "ecn_forced_mark": "with ecn, also mark instead of drop in the forced region",
@@ -156,7 +156,7 @@ fn entries() -> Value {
                 "gentle": "ramp the probability from max_p to 1 between max_th and 2*max_th",
                 "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",
                 "ecn": "mark ECN-capable packets instead of early-dropping them",
-                "mean_packet_size": "mean packet size for idle-time decay and byte mode; alias avpkt",
+                "mean_packet_size": "mean packet size for idle-time decay and byte mode",
             },
         },
         {
