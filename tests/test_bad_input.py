@@ -36,6 +36,16 @@ CASES = {
         ('[[flows]]\nkind = "tcp"\ncount = 4\nstart_jitter = "500ms"',
          '[output]\nper_flow_tcp_state = true\n\n[[flows]]\nkind = "udp-cbr"\nrate = "1Mbps"'),
         ["output.per_flow_tcp_state", "line 19", '"tcp"', '"http"', "got none"]),
+    "duration too long": (('duration = "4s"', 'duration = "1e10s"'),
+                          ["run.duration", "line 2", '"1e10s" is too long', "0s to 1000000000s"]),
+    "negative seed": (("seed = 7", "seed = -1"), ["run.seed", "line 4", "0 to 18446744073709551615", "got -1"]),
+    "seed beyond TOML integers": (("seed = 7", "seed = 18446744073709551616"),
+                                  ["line 4", "18446744073709551616 is too large", "9223372036854775807"]),
+    "bin giving too many rows": (('packet_size = "500B"', 'packet_size = "500B"\n\n[output]\nbin = "1ns"'),
+                                 ["output.bin", "line 29", "4000000000 time-series rows", "at most 1000000",
+                                  "at least 4us"]),
+    "UDP packet smaller than its headers": (('packet_size = "500B"', 'packet_size = "20B"'),
+                                            ["flows[1].packet_size", "line 26", "between 28B", "20B"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),
@@ -94,3 +104,61 @@ def test_python_api_raises_a_value_error_naming_the_key() -> None:
                     "flows": [{"kind": "tcp", "count": 0}]})
     with pytest.raises(ValueError):  # ScenarioError is a ValueError for callers that catch those
         aqmlab.validate({"run": {"duration": "1s"}})
+
+
+def test_non_utf8_scenario_names_the_file_and_offset(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(SMALL_TCP.replace('"4s"', '"4s" # caf\xe9').encode("latin-1"))
+    offset = SMALL_TCP.index('"4s"') + len('"4s" # caf')
+    for args in (["validate", str(bad)], ["run", str(bad), "--out", str(tmp_path / "o")]):
+        check_one_line_error(run_cli(*args), ["latin1.toml", "not UTF-8", f"byte 0xe9 at offset {offset}", "line 2"])
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("out", ["", "/", ".", ".."])
+def test_output_directory_that_is_empty_root_or_the_current_one_is_refused(out: str, small_scenario: Path,
+                                                                           tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    check_one_line_error(run_cli("run", str(small_scenario), "--out", out, cwd=work), ["--out"])
+    assert list(work.iterdir()) == [], "results were written into the current directory"
+
+
+def test_output_directory_with_other_files_is_refused(small_scenario: Path, tmp_path: Path) -> None:
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("precious")
+    check_one_line_error(run_cli("run", str(small_scenario), "--out", str(target)),
+                         ["--out", "notes.txt", "not aqmlab results"])
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+
+
+def test_seed_beyond_64_bits_names_the_key_and_the_range(small_scenario: Path, tmp_path: Path) -> None:
+    import aqmlab
+
+    check_one_line_error(run_cli("run", str(small_scenario), "--seed", str(2**64), "--out", str(tmp_path / "o")),
+                         ["--seed", "18446744073709551616", "18446744073709551615"])
+    sc = {"run": {"duration": "1s", "seed": 2**64}, "topology": {"bottleneck": {"rate": "1Mbps"}},
+          "flows": [{"kind": "tcp"}]}
+    with pytest.raises(aqmlab.ScenarioError, match=r"^run\.seed: must be an integer from 0 to 18446744073709551615, "
+                                                   r"got 18446744073709551616$"):
+        aqmlab.validate(sc)
+    with pytest.raises(aqmlab.ScenarioError, match=r"^run\.seed: .*got -3$"):
+        aqmlab.run({**sc, "run": {"duration": "1s"}}, seed=-3)
+
+
+def test_duration_in_exponent_notation_is_a_number(tmp_path: Path) -> None:
+    scenario = tmp_path / "e.toml"
+    scenario.write_text(SMALL_TCP.replace('duration = "4s"', 'duration = "4e0s"').replace('"1s"', '"1e-3s"'))
+    proc = run_cli("validate", str(scenario), "--show")
+    assert proc.returncode == 0, proc.stderr
+    assert '"duration": "4s"' in proc.stdout and '"warmup": "1ms"' in proc.stdout
+
+
+def test_per_flow_series_too_large_is_refused_before_running(tmp_path: Path) -> None:
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(SMALL_TCP.replace("count = 4", "count = 300000")
+                        + "\n[output]\nper_flow_timeseries = true\n")
+    check_one_line_error(run_cli("run", str(scenario), "--out", str(tmp_path / "o")),
+                         ["output.per_flow_timeseries", "300001 flows", "at most 20000000", "false"])
+    assert not (tmp_path / "o").exists()

@@ -192,3 +192,124 @@ def test_per_flow_srtt_lies_between_base_rtt_and_base_plus_full_drop_tail_queue(
         assert srtt.notna().sum() >= 35, i  # from the first ACK on (no fresh transfers here)
         assert srtt.min() >= base - 1e-12, (i, srtt.min(), base)
         assert srtt.max() <= base + max_queueing + 1e-12, (i, srtt.max(), base + max_queueing)
+
+
+TINY = {"run": {"duration": "1s", "seed": 4}, "topology": {"bottleneck": {"rate": "5Mbps", "delay": "5ms"}},
+        "flows": [{"kind": "tcp", "count": 2}]}
+
+
+def test_replacing_results_is_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An earlier run's results, then a run whose move into place fails halfway: the directory
+    # must still hold exactly the earlier results, not a mix and not a partial set.
+    import aqmlab.output as output
+
+    out = tmp_path / "res"
+    aqmlab.run(TINY, out=out, plot=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real_replace = output.os.replace
+
+    def failing_move_into_place(src, dst):
+        if ".res.partial-" in str(src):  # moving the staged results (or a file of them) into place
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(output.os, "replace", failing_move_into_place)
+    with pytest.raises(aqmlab.SimulationError, match="cannot write the results"):
+        aqmlab.run({**TINY, "run": {"duration": "2s", "seed": 5}}, out=out, plot=True)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["res"], "staging directories left behind"
+
+
+def test_stale_staging_directories_of_crashed_runs_are_removed(tmp_path: Path) -> None:
+    out = tmp_path / "res"
+    stale = tmp_path / ".res.partial-999999999-x1"  # no such process
+    stale.mkdir()
+    (stale / "summary.json").write_text("{}")
+    aqmlab.run(TINY, out=out, plot=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["res"]
+
+
+def test_numpy_scalars_and_arrays_in_a_dict_scenario() -> None:
+    import numpy as np
+
+    plain = {"run": {"duration": "2s", "seed": 3}, "topology": {"bottleneck": {"rate": "5Mbps", "delay": "5ms"}},
+             "queue": {"kind": "red", "min_th": 5, "max_th": 15.0, "max_p": 0.1, "gentle": True},
+             "flows": [{"kind": "tcp", "count": 2, "access_delay": ["1ms", "3ms"], "class": 1}]}
+    numpy = {"run": {"duration": "2s", "seed": np.uint64(3)},
+             "topology": {"bottleneck": {"rate": "5Mbps", "delay": "5ms"}},
+             "queue": {"kind": "red", "min_th": np.int64(5), "max_th": np.float64(15.0), "max_p": np.float64(0.1),
+                       "gentle": np.bool_(True)},
+             "flows": [{"kind": "tcp", "count": np.int32(2), "access_delay": np.array(["1ms", "3ms"]),
+                        "class": np.uint8(1)}]}
+    assert aqmlab.validate(numpy)["queue"]["gentle"] is True
+    a, b = aqmlab.run(plain).summary, aqmlab.run(numpy).summary
+    assert a["flows"] == b["flows"] and a["aggregate"] == b["aggregate"]
+    with pytest.raises(aqmlab.ScenarioError, match=r"^flows\[0\]\.count: set values are not allowed"):
+        aqmlab.validate({**plain, "flows": [{"kind": "tcp", "count": {2}}]})
+
+
+def test_json_scenario_files_run_and_validate(tmp_path: Path) -> None:
+    scenario = tmp_path / "x.json"
+    scenario.write_text(json.dumps(TINY, indent=2))
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    assert "x.json: ok (2 flows, queue droptail)" in proc.stdout
+    proc = run_cli("run", str(scenario), "--out", str(tmp_path / "o"), "--no-plot", "--seed", "9")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["seed"] == 9
+    scenario.write_text('{"run": {"duration": "1s",}}')
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "x.json: not valid JSON: line 1 column" in proc.stderr
+    scenario.write_text(json.dumps({**TINY, "run": {"duration": "1s", "colour": 1}}))
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 2 and "x.json: run.colour: unknown key" in proc.stderr
+
+
+def qdisc_sections(text: str) -> dict[str, str]:
+    """`aqmlab qdiscs` output split into one block per discipline."""
+    sections, kind = {}, None
+    for line in text.splitlines():
+        if line and not line.startswith(" "):
+            kind = line.split(":")[0].split(" ")[0]
+            sections[kind] = ""
+        elif kind:
+            sections[kind] += line + "\n"
+    return sections
+
+
+def test_every_key_a_discipline_accepts_is_listed(tmp_path: Path) -> None:
+    # `keys` is serde's own field list for the discipline's parameters (what the validator accepts).
+    catalog = json.loads(run_cli("qdiscs", "--json").stdout)
+    text = qdisc_sections(run_cli("qdiscs").stdout)
+    assert {q["kind"] for q in catalog} == set(text)
+    for q in catalog:
+        assert set(q["keys"]) == set(q["params"]) | set(q["key_aliases"]), q["kind"]
+        words = set(text[q["kind"]].replace(",", " ").replace("(", " ").replace(")", " ").split())
+        missing = [k for k in q["keys"] if k not in words]
+        assert not missing, f"aqmlab qdiscs does not list {missing} of {q['kind']}"
+        scenario = tmp_path / f"{q['kind']}.json"
+        scenario.write_text(json.dumps({**TINY, "queue": {"kind": q["kind"]}}))
+        proc = run_cli("validate", str(scenario), "--show")
+        assert proc.returncode == 0, proc.stderr
+        shown = json.loads(proc.stdout)["queue"]
+        missing = [k for k in q["params"] if k not in shown]
+        assert not missing, f"validate --show does not list {missing} of {q['kind']}"
+    red = next(q for q in catalog if q["kind"] == "red")
+    assert "wait" in red["keys"] and red["key_aliases"]["thresh_"] == "min_th"
+    fred = next(q for q in catalog if q["kind"] == "fred")
+    assert "above_max_th" in fred["params"]
+
+
+def test_plot_of_many_flows_is_a_histogram_not_a_bar_each() -> None:
+    from aqmlab.plots import MAX_BARS, run_figure
+    import matplotlib.pyplot as plt
+
+    n = 20_000
+    summary = {"flows": [{"id": i, "goodput_bps": float(i % 97)} for i in range(n)], "queues": [],
+               "aggregate": {"goodput_bps": 1.0, "jain_index": 1.0}}
+    ts = pd.DataFrame({"time_s": [0.1, 0.2], "queue_pkts": [1, 2], "queue_avg": [float("nan")] * 2})
+    fig = run_figure(aqmlab.api.Result(summary, ts))
+    assert len(fig.axes[1].patches) <= MAX_BARS
+    plt.close(fig)

@@ -35,31 +35,95 @@ def default_scenario_path() -> Path:
     return Path(str(resources.files("aqmlab") / "scenarios" / "default.toml"))
 
 
-def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[str, str]:
-    """Turns a path or a dict into (text, format) for the core, applying a seed override.
+_INT_RANGE = (-(2**63), 2**64 - 1)  # what the core's 64-bit integer keys can hold
+_SEED_MAX = 2**64 - 1
 
-    Raises ScenarioError for unreadable files or non-TOML content.
-    """
-    if isinstance(scenario, Mapping):
-        data = json.loads(json.dumps(scenario))  # deep copy, and rejects non-JSON values early
-        if seed is not None:
-            data.setdefault("run", {})["seed"] = seed
-        return json.dumps(data), "json"
-    path = Path(scenario)
+
+def _plain(value: Any, path: str) -> Any:
+    """A deep copy of a scenario value with only JSON types: numpy scalars and arrays become
+    Python numbers, bools and lists, tuples become lists. Anything else, or an integer that no
+    key can hold, is a ScenarioError naming the key path."""
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{path or 'scenario'}: keys must be strings, got {k!r}")
+            out[k] = _plain(v, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, np.generic):
+        value = value.item()  # np.int64 → int, np.float64 → float, np.bool_ → bool, np.str_ → str
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if path == "run.seed" and not 0 <= value <= _SEED_MAX:
+            raise ScenarioError(f"run.seed: must be an integer from 0 to {_SEED_MAX}, got {value}")
+        if not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+            raise ScenarioError(f"{path}: {value} does not fit a 64-bit integer; allowed: {_INT_RANGE[0]} to {_INT_RANGE[1]}")
+        return value
+    if isinstance(value, float):
+        return value
+    raise ScenarioError(f"{path}: {type(value).__name__} values are not allowed; use a string, number, bool, list or table")
+
+
+def _read_text(path: Path) -> str:
+    """The file's text; a ScenarioError naming the file (and the offset of a non-UTF-8 byte)."""
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such scenario file") from None
     except OSError as e:
         raise ScenarioError(f"{path}: cannot read the scenario ({e.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ScenarioError(f"{path}: not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} (line {line}) "
+                            f"cannot be decoded; scenario files must be UTF-8") from None
+
+
+def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[str, str]:
+    """Turns a path or a dict into (text, format) for the core, applying a seed override.
+
+    A path ending in ``.json`` is read as JSON, any other as TOML. Raises ScenarioError for
+    unreadable files, text that is not UTF-8, JSON syntax errors and values that are not JSON-like.
+    """
+    if isinstance(scenario, Mapping):
+        data = _plain(scenario, "")
+        if seed is not None:
+            _set_seed(data, seed)
+            data = _plain(data, "")
+        return json.dumps(data), "json"
+    path = Path(scenario)
+    text = _read_text(path)
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(f"{path}: not valid JSON: line {e.lineno} column {e.colno}: {e.msg}") from None
+        if not isinstance(data, dict):
+            raise ScenarioError(f"{path}: a JSON scenario must be an object with the scenario's tables, got {type(data).__name__}")
+        try:
+            return load_scenario(data, seed=seed)
+        except ScenarioError as e:
+            raise ScenarioError(f"{path}: {e}") from None
     if seed is None:
         return text, "toml"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{path}: not valid TOML: {e}") from None
-    data.setdefault("run", {})["seed"] = seed
-    return json.dumps(data), "json"
+    _set_seed(data, seed)
+    return json.dumps(_plain(data, "")), "json"
+
+
+def _set_seed(data: dict[str, Any], seed: int) -> None:
+    run = data.setdefault("run", {})
+    if isinstance(run, dict):  # otherwise the core reports `run`'s type
+        run["seed"] = seed
 
 
 @contextlib.contextmanager
@@ -199,7 +263,8 @@ def run(
     Parameters
     ----------
     scenario : path or dict
-        A TOML file, or a dict with the same keys.
+        A TOML file (a ``.json`` file is read as JSON), or a dict with the same keys; numpy
+        scalars and arrays in a dict are taken as the numbers and lists they hold.
     seed : int, optional
         Overrides ``run.seed``.
     out : path, optional

@@ -43,19 +43,24 @@ def main() -> None:
 
 @cli.command()
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
-              help="Results directory (default: results/<scenario name>).")
-@click.option("--seed", type=int, default=None, help="Override run.seed.")
+@click.option("--out", "out", type=str, default=None,
+              help="Results directory (default: results/<scenario name>); replaced as a whole, and only "
+                   "once the run is complete.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Override run.seed (0 to 2^64-1).")
 @click.option("--pcap", is_flag=True, help="Also capture the forward bottleneck to bottleneck.pcap.")
 @click.option("--no-plot", is_flag=True, help="Skip plot.png.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
-def run(scenario: Path | None, out: Path | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool) -> None:
-    """Run SCENARIO (a TOML file; default: the built-in 10-flow RED dumbbell)."""
+def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool) -> None:
+    """Run SCENARIO (a TOML file, or JSON if it ends in .json; default: the built-in 10-flow RED dumbbell)."""
     from tqdm import tqdm
 
+    from .output import check_output_dir
+
     path = scenario or api.default_scenario_path()
-    out = out or Path("results") / path.stem
+    out_arg = Path("results") / path.stem if out is None else out
     try:
+        check_output_dir(out_arg)
+        out = Path(out_arg)
         total_s = api.seconds(api.validate(path)["run"]["duration"])
         bar = tqdm(total=round(total_s, 3), unit="sim-s", delay=2.0, disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} simulated s [{elapsed}<{remaining}]")
@@ -120,8 +125,12 @@ def qdiscs(as_json: bool) -> None:
         aliases = f" (aliases: {', '.join(q['aliases'])})" if q["aliases"] else ""
         click.echo(f"{q['kind']}{aliases}: {q['summary']}")
         click.echo(f"  source: {q['source']}")
+        aliases_of: dict[str, list[str]] = {}
+        for alias, key in q["key_aliases"].items():
+            aliases_of.setdefault(key, []).append(alias)
         for key, default in q["params"].items():
-            click.echo(f"  {key:<18} default {json.dumps(default):<10} {q['docs'].get(key, '')}")
+            also = f" (also spelt {', '.join(aliases_of[key])})" if key in aliases_of else ""
+            click.echo(f"  {key:<18} default {json.dumps(default):<10} {q['docs'].get(key, '')}{also}")
         click.echo()
 
 

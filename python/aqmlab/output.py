@@ -1,8 +1,10 @@
 """The results directory (DESIGN §4): ``summary.json``, ``timeseries.parquet``, ``flows.csv``,
 ``plot.png`` and optionally ``bottleneck.pcap``.
 
-Files are written into a hidden staging directory next to the target and moved into place
-only when every file is complete, so a failed or interrupted run leaves nothing half-written.
+Files are written into a hidden staging directory next to the target (``.<name>.partial-<pid>-…``)
+that is renamed to the target only when every file is complete; an earlier run's results are
+replaced only then. A failed or interrupted run leaves the target as it was, and staging
+directories of crashed runs are removed by the next run to the same target.
 """
 
 from __future__ import annotations
@@ -20,41 +22,109 @@ from .exceptions import SimulationError
 if TYPE_CHECKING:
     from .api import Result
 
-__all__ = ["staged_results_dir", "write_results", "RESULT_FILES"]
+__all__ = ["check_output_dir", "staged_results_dir", "write_results", "RESULT_FILES"]
 
 RESULT_FILES = ("summary.json", "timeseries.parquet", "flows.csv", "transfers.csv", "plot.png", "bottleneck.pcap")
 
 
-def _check_writable(out: Path) -> Path:
-    parent = out.resolve().parent
+def _partial_prefix(out: Path) -> str:
+    return f".{out.name}.partial-"
+
+
+def _old_prefix(out: Path) -> str:
+    return f".{out.name}.old-"
+
+
+def _pid_alive(name: str, prefix: str) -> bool:
+    """Whether the process that made staging directory ``name`` (``<prefix><pid>-<random>``) runs."""
+    try:
+        pid = int(name[len(prefix):].split("-", 1)[0])
+    except ValueError:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def _clean_stale(out: Path) -> None:
+    """Removes staging directories that crashed runs left next to ``out``. A crash between moving
+    the old results aside and moving the new ones in leaves ``.old-``: put it back."""
+    parent = out.parent
+    for entry in sorted(parent.iterdir()) if parent.is_dir() else []:
+        for prefix in (_partial_prefix(out), _old_prefix(out)):
+            if entry.name.startswith(prefix) and entry.is_dir() and not _pid_alive(entry.name, prefix):
+                if prefix == _old_prefix(out) and not out.exists():
+                    os.replace(entry, out)
+                else:
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
+def _check_target(out_arg: str | os.PathLike) -> Path:
+    """Refuses an output directory that cannot be (atomically) replaced by results; returns its parent."""
+    if os.fspath(out_arg).strip() == "":
+        raise SimulationError("--out '': the results directory must not be empty; give a directory such as results/my")
+    out = Path(out_arg)
+    resolved = out.resolve()
+    if resolved.parent == resolved:
+        raise SimulationError(f"--out {out}: is the filesystem root; give a directory below it, such as results/my")
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise SimulationError(f"--out {out}: is the current directory or one of its parents, which results would "
+                              f"replace; give a new or results directory, such as results/my")
     if out.exists() and not out.is_dir():
         raise SimulationError(f"--out {out}: exists and is not a directory")
-    probe = out if out.exists() else parent
+    if out.is_dir():
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in RESULT_FILES)
+        if foreign:
+            raise SimulationError(f"--out {out}: exists and holds files that are not aqmlab results "
+                                  f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}), which would be "
+                                  f"replaced; give a new directory or an earlier run's results directory")
+    probe = out if out.exists() else resolved.parent
     while not probe.exists():
         probe = probe.parent
-    if not os.access(probe, os.W_OK | os.X_OK):
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
         raise SimulationError(f"--out {out}: directory is not writable")
-    return parent
+    return resolved.parent
+
+
+def check_output_dir(out: str | os.PathLike) -> None:
+    """Raises SimulationError if ``out`` cannot take a results directory (before running)."""
+    _check_target(out)
 
 
 @contextlib.contextmanager
 def staged_results_dir(out: str | os.PathLike) -> Iterator[Path]:
-    """Yields a staging directory; on success its files replace those in ``out``."""
+    """Yields an empty staging directory next to ``out``; once the block completes, the staging
+    directory becomes ``out`` by a rename, replacing an earlier run's results only then. ``out``
+    is never a mix of old and new files: it is the old results until the new are complete
+    (between the two renames of a replacement it is briefly absent). Staging directories left by
+    crashed runs are removed first."""
+    parent = _check_target(out)
     out = Path(out)
-    parent = _check_writable(out)
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
+        _clean_stale(out)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{_partial_prefix(out)}{os.getpid()}-", dir=parent))
     except OSError as e:
         raise SimulationError(f"--out {out}: cannot create the results directory ({e.strerror})") from None
     try:
         yield tmp
+        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a results directory is an ordinary one
         try:
-            out.mkdir(parents=True, exist_ok=True)
-            for name in RESULT_FILES:  # stale files of an earlier run would mislead
-                (out / name).unlink(missing_ok=True)
-            for f in tmp.iterdir():
-                os.replace(f, out / f.name)
+            if out.is_dir():
+                old = Path(tempfile.mkdtemp(prefix=f"{_old_prefix(out)}{os.getpid()}-", dir=parent))
+                os.replace(out, old)  # onto the empty directory just made: atomic on POSIX
+                try:
+                    os.replace(tmp, out)
+                except OSError:
+                    os.replace(old, out)  # put the earlier results back
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, out)
         except OSError as e:
             raise SimulationError(f"--out {out}: cannot write the results ({e.strerror})") from None
     finally:

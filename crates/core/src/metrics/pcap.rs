@@ -1,6 +1,15 @@
 //! A pcap writer for the bottleneck: nanosecond-resolution pcap (magic 0xa1b23c4d), link type
 //! RAW (101, IPv4), headers only. Flow i is 10.1.x.y → 10.2.x.y (x.y = i+1), TCP port 5000+…
 //! Sequence numbers are bytes (segment × MSS), as Wireshark expects.
+//!
+//! Lengths agree with sequence numbers: a TCP segment's IP total length is
+//! 20 (IP) + TCP header + payload, so Wireshark's segment length (IP length − IP header − TCP
+//! header) is exactly the payload by which the next segment's sequence number advances. The wire
+//! size the simulation accounts (`pkt.size` = payload + `header_bytes`) is kept when its header
+//! part can be written as IP + TCP with options: `header_bytes` − 20 a multiple of 4 between 20 and
+//! 60 (the default 52 gives a 32-byte TCP header, as with timestamps; the options are NOPs). Any
+//! other `header_bytes` (say one counting a link-layer header) is written as a bare 40-byte IP+TCP
+//! header, so the frame is shorter than the simulated wire size.
 
 use std::io::{self, Write};
 
@@ -34,13 +43,13 @@ impl<W: Write> PcapWriter<W> {
         if self.error.is_some() {
             return;
         }
-        let mut buf = [0u8; 16 + 40];
-        let l4 = if pkt.kind == PacketKind::Udp { 8 } else { 20 };
+        let mut buf = [0u8; 16 + 20 + MAX_TCP_HEADER];
+        let (l4, ip_len) = lengths(pkt);
         let cap = 20 + l4;
         buf[0..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
         buf[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
         buf[8..12].copy_from_slice(&(cap as u32).to_le_bytes());
-        buf[12..16].copy_from_slice(&pkt.size.max(cap as u32).to_le_bytes());
+        buf[12..16].copy_from_slice(&ip_len.to_le_bytes());
         let ip = &mut buf[16..];
         let id = pkt.flow + 1;
         let (host_a, host_b) = ([10, 1, (id >> 8) as u8, id as u8], [10, 2, (id >> 8) as u8, id as u8]);
@@ -51,7 +60,7 @@ impl<W: Write> PcapWriter<W> {
             crate::packet::Ecn::Ect => 2,
             crate::packet::Ecn::Ce => 3,
         };
-        ip[2..4].copy_from_slice(&(pkt.size.min(65_535) as u16).to_be_bytes());
+        ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
         ip[8] = 64;
         ip[9] = if pkt.kind == PacketKind::Udp { 17 } else { 6 };
         ip[12..16].copy_from_slice(&src);
@@ -64,13 +73,14 @@ impl<W: Write> PcapWriter<W> {
         t[0..2].copy_from_slice(&sport.to_be_bytes());
         t[2..4].copy_from_slice(&dport.to_be_bytes());
         if pkt.kind == PacketKind::Udp {
-            t[4..6].copy_from_slice(&((pkt.size.saturating_sub(20)).min(65_535) as u16).to_be_bytes());
+            t[4..6].copy_from_slice(&((ip_len - 20) as u16).to_be_bytes());
         } else {
             let seq = pkt.seq.wrapping_mul(mss);
             let ack = pkt.ack.wrapping_mul(mss);
             t[4..8].copy_from_slice(&seq.to_be_bytes());
             t[8..12].copy_from_slice(&ack.to_be_bytes());
-            t[12] = 5 << 4;
+            t[12] = ((l4 / 4) as u8) << 4;
+            t[20..l4].fill(1); // NOP options: the header bytes beyond 40 that the scenario counts
             let mut flags = 0x10; // ACK
             if pkt.has(FLAG_ECE) {
                 flags |= 0x40;
@@ -98,6 +108,23 @@ impl<W: Write> PcapWriter<W> {
     }
 }
 
+/// Longest TCP header (data offset 15 words).
+const MAX_TCP_HEADER: usize = 60;
+
+/// (transport header bytes, IP total length) of `pkt` as written; module doc.
+fn lengths(pkt: &Packet) -> (usize, u32) {
+    if pkt.kind == PacketKind::Udp {
+        return (8, pkt.size.clamp(28, 65_535));
+    }
+    let payload = if pkt.kind == PacketKind::TcpData { u32::from(pkt.payload) } else { 0 };
+    let tcp = match pkt.size.checked_sub(payload + 20) {
+        Some(h) if (20..=MAX_TCP_HEADER as u32).contains(&h) && h % 4 == 0 => h as usize,
+        _ => 20,
+    };
+    // `mss` ≤ 65 000, so this fits the 16-bit field except for absurd header sizes.
+    (tcp, (20 + tcp as u32 + payload).min(65_535))
+}
+
 fn checksum(h: &[u8]) -> u16 {
     let mut s: u32 = h.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum();
     while s > 0xffff {
@@ -122,5 +149,50 @@ mod tests {
         assert_eq!(u32::from_be_bytes(bytes[64..68].try_into().unwrap()), 3 * 1448);
         assert_eq!(u32::from_le_bytes(bytes[24..28].try_into().unwrap()), 1); // seconds
         assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 500_000_000);
+    }
+
+    /// (seq, IP total length, TCP header bytes) of every captured record.
+    fn tcp_records(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
+        let mut out = Vec::new();
+        let mut at = 24;
+        while at < bytes.len() {
+            let cap = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+            let ip = &bytes[at + 16..at + 16 + cap];
+            let ip_len = u16::from_be_bytes([ip[2], ip[3]]) as u32;
+            let seq = u32::from_be_bytes(ip[24..28].try_into().unwrap());
+            out.push((seq, ip_len, (ip[32] >> 4) as u32 * 4));
+            at += 16 + cap;
+        }
+        out
+    }
+
+    #[test]
+    fn default_headers_data_segments_seq_advances_by_ip_payload() {
+        // Defaults: mss 1448, header_bytes 52 → 1500-byte packets; a short last segment of 700.
+        let mut w = PcapWriter::new(Vec::new());
+        for (seq, payload) in [(0, 1448u16), (1, 1448), (2, 700)] {
+            let pkt = Packet { size: u32::from(payload) + 52, seq, payload, ..Packet::new(PacketKind::TcpData, 0) };
+            w.capture(Time(seq as u64), &pkt, 1448);
+        }
+        let recs = tcp_records(&w.out);
+        assert_eq!(recs[0].1, 1500, "the simulated wire size is kept");
+        for pair in recs.windows(2) {
+            let (seq, ip_len, tcp_hdr) = pair[0];
+            assert_eq!(pair[1].0, seq + (ip_len - 20 - tcp_hdr), "{recs:?}");
+        }
+        assert_eq!(recs[2].1 - 20 - recs[2].2, 700);
+    }
+
+    #[test]
+    fn unrepresentable_header_bytes_pure_ack_carries_no_payload() {
+        // 54 header bytes (an Ethernet header counted) cannot be IP + TCP options: bare headers.
+        let mut w = PcapWriter::new(Vec::new());
+        let data = Packet { size: 1448 + 54, payload: 1448, ..Packet::new(PacketKind::TcpData, 0) };
+        let ack = Packet { size: 52, ack: 1, ..Packet::new(PacketKind::TcpAck, 0) };
+        w.capture(Time(0), &data, 1448);
+        w.capture(Time(1), &ack, 1448);
+        let recs = tcp_records(&w.out);
+        assert_eq!((recs[0].1, recs[0].2), (1448 + 40, 20));
+        assert_eq!(recs[1].1 - 20 - recs[1].2, 0, "a pure ACK has no payload: {recs:?}");
     }
 }

@@ -1,5 +1,10 @@
 //! The list of queue disciplines shown by `aqmlab qdiscs`: name, source, and every parameter
 //! with its default (taken from the parameter type itself, so the list cannot drift).
+//!
+//! Every key a discipline accepts is listed: `keys` is the field list serde_derive gives the
+//! deserializer (the list `deny_unknown_fields` checks), `params` the defaults with the
+//! variant-dependent ones written out (`filled`), and `key_aliases` maps each remaining key to the
+//! parameter it spells (found by serde's own duplicate-field check).
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -10,20 +15,98 @@ use super::{
     RioParams,
 };
 
-fn defaults<T: DeserializeOwned + Serialize>() -> Value {
+fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
-    serde_json::to_value(p).expect("params serialise")
+    serde_json::to_value(fill(p)).expect("params serialise")
+}
+
+/// Every key `T` accepts, aliases included, as serde_derive lists them for `deserialize_struct`.
+pub fn accepted_keys<T: DeserializeOwned>() -> Vec<&'static str> {
+    let mut fields = None;
+    let _ = T::deserialize(FieldProbe(&mut fields));
+    fields.expect("parameters are a struct with named fields").to_vec()
+}
+
+/// A deserializer that only records the field list of the struct asked of it.
+struct FieldProbe<'a>(&'a mut Option<&'static [&'static str]>);
+
+impl<'de> serde::Deserializer<'de> for FieldProbe<'_> {
+    type Error = serde::de::value::Error;
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = Some(fields);
+        Err(serde::de::Error::custom("fields recorded"))
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// `{alias: parameter}` for every accepted key of `T` that is not a parameter name: serde reports
+/// "duplicate field `p`" when an alias is given together with its parameter `p`.
+fn key_aliases<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
+    let params = defaults::<T>(fill);
+    let params = params.as_object().expect("params are a table");
+    let mut aliases = serde_json::Map::new();
+    for key in accepted_keys::<T>().into_iter().filter(|k| !params.contains_key(*k)) {
+        for (name, value) in params {
+            let Ok(v) = toml::Value::try_from(value) else { continue };
+            let table = toml::Table::from_iter([(name.clone(), v.clone()), (key.to_string(), v)]);
+            if let Err(e) = toml::Value::Table(table).try_into::<T>() {
+                if e.to_string().contains(&format!("duplicate field `{name}`")) {
+                    aliases.insert(key.into(), name.clone().into());
+                    break;
+                }
+            }
+        }
+    }
+    Value::Object(aliases)
+}
+
+/// The `keys`, `params` and `key_aliases` members of a catalog entry.
+fn described<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
+    json!({"keys": accepted_keys::<T>(), "params": defaults::<T>(fill), "key_aliases": key_aliases::<T>(fill)})
 }
 
 /// One entry per discipline.
 pub fn catalog() -> Value {
+    let mut entries = entries();
+    let described = [
+        described::<DropTailParams>(std::convert::identity),
+        described::<DropFrontParams>(std::convert::identity),
+        described::<EarlyRandomDropParams>(std::convert::identity),
+        described::<RandomDropParams>(std::convert::identity),
+        described::<RedParams>(RedParams::filled),
+        described::<RioParams>(RioParams::filled),
+        described::<FpqParams>(std::convert::identity),
+        described::<FredParams>(FredParams::filled),
+        described::<CbtParams>(CbtParams::filled),
+        described::<CbqParams>(CbqParams::filled),
+    ];
+    for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
+        let entry = entry.as_object_mut().expect("an entry");
+        assert_eq!(entry["params"], d["params"], "{}: entries and described in the same order", entry["kind"]);
+        entry.extend(d.as_object().expect("a table").clone());
+    }
+    entries
+}
+
+fn entries() -> Value {
     json!([
         {
             "kind": "droptail",
             "aliases": ["fifo", "pfifo"],
             "summary": "drop-tail FIFO: drop the arrival when the buffer is full",
             "source": "Parris 2001 Fig. 3.4; specs/seed000-cbt-algorithms.md §2.1",
-            "params": defaults::<DropTailParams>(),
+            "params": defaults::<DropTailParams>(std::convert::identity),
             "docs": {"limit": "packets (integer), bytes (\"150KB\") or \"none\""},
         },
         {
@@ -31,7 +114,7 @@ pub fn catalog() -> Value {
             "aliases": ["drop_front"],
             "summary": "drop-front on full: discard the head packet, queue the arrival",
             "source": "Parris 2001 Sec. III.2.1; Lakshman et al. 1996; specs/seed000-cbt-algorithms.md §2.1",
-            "params": defaults::<DropFrontParams>(),
+            "params": defaults::<DropFrontParams>(std::convert::identity),
             "docs": {"limit": "packets (integer) or bytes (\"150KB\")"},
         },
         {
@@ -39,7 +122,7 @@ pub fn catalog() -> Value {
             "aliases": ["early_random_drop"],
             "summary": "Early Random Drop: drop arrivals with fixed probability while the instantaneous queue exceeds a threshold",
             "source": "Hashem 1989; Parris 2001 Sec. III.2.1; specs/seed000-cbt-algorithms.md §2.1",
-            "params": defaults::<EarlyRandomDropParams>(),
+            "params": defaults::<EarlyRandomDropParams>(std::convert::identity),
             "docs": {
                 "limit": "buffer limit: packets, bytes or \"none\"",
                 "threshold": "drop early while more than this many packets wait (below limit)",
@@ -51,7 +134,7 @@ pub fn catalog() -> Value {
             "aliases": ["random_drop"],
             "summary": "random drop on full: evict a uniformly chosen queued packet, always queue the arrival",
             "source": "Morris 1999 Sec. 5.2; Mankin 1990; specs/seed004-fpq.md §3.2",
-            "params": defaults::<RandomDropParams>(),
+            "params": defaults::<RandomDropParams>(std::convert::identity),
             "docs": {"limit": "packets (integer) or bytes (\"150KB\")"},
         },
         {
@@ -59,13 +142,13 @@ pub fn catalog() -> Value {
             "aliases": [],
             "summary": "Random Early Detection with count-spaced early drops and idle-time decay",
             "source": "Floyd & Jacobson 1993; Parris 2001 Figs. 3.6-3.10; ALTQ altq_red.c; ns-2 red.cc; specs/seed000-cbt-algorithms.md §2.2",
-            "params": defaults::<RedParams>(),
+            "params": defaults::<RedParams>(RedParams::filled),
             "docs": {
                 "limit": "hard limit, packets or bytes",
-                "min_th": "minimum threshold on the average queue (packets); aliases thresh_, min",
-                "max_th": "maximum threshold (packets); aliases maxthresh_, max",
-                "max_p": "early-drop probability at max_th, in (0, 1]; alias probability",
-                "weight": "EWMA weight w, in (0, 1]; alias q_weight_",
+                "min_th": "minimum threshold on the average queue (packets)",
+                "max_th": "maximum threshold (packets)",
+                "max_p": "early-drop probability at max_th, in (0, 1]",
+                "weight": "EWMA weight w, in (0, 1]",
                 "variant": "documented (Parris Figs. 3.7-3.10) | altq (ALTQ altq_red.c) | ns2 (ns-2 red.cc / ns-3 RedQueueDisc); see docs/red.md",
                 "wait": "ns-2 wait_: no early drop until count*pb >= 1 (default: true for ns2, else false; not for altq)",
                 "ecn_forced_mark": "with ecn, also mark instead of drop in the forced region",
@@ -73,7 +156,7 @@ pub fn catalog() -> Value {
                 "gentle": "ramp the probability from max_p to 1 between max_th and 2*max_th",
                 "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",
                 "ecn": "mark ECN-capable packets instead of early-dropping them",
-                "mean_packet_size": "mean packet size for idle-time decay and byte mode; alias avpkt",
+                "mean_packet_size": "mean packet size for idle-time decay and byte mode",
             },
         },
         {
@@ -81,7 +164,7 @@ pub fn catalog() -> Value {
             "aliases": [],
             "summary": "RED with In and Out: In packets tested on the In occupancy, Out packets on the whole queue",
             "source": "Clark & Fang 1998; Parris 2001 Sec. III.2.3.3; specs/seed000-cbt-algorithms.md §2.4",
-            "params": defaults::<RioParams>(),
+            "params": defaults::<RioParams>(RioParams::filled),
             "docs": {
                 "limit": "hard limit: packets, bytes or \"none\"",
                 "in_tags": "class tags (flows' `class`) that are In profile",
@@ -99,7 +182,7 @@ pub fn catalog() -> Value {
             "aliases": [],
             "summary": "Flow-Proportional Queuing: RED with max_th = 2q, max_p = l re-set from a bit-vector flow count",
             "source": "Morris 1999 Ch. 6, Figs. 6.1, 6.2, 6.4, Eq. 6.1; specs/seed004-fpq.md §2.7-2.9, §3.4-3.5; docs/fpq.md",
-            "params": defaults::<FpqParams>(),
+            "params": defaults::<FpqParams>(std::convert::identity),
             "docs": {
                 "bdp_pkts": "bandwidth-delay product r of the typical path, packets (configured, not measured)",
                 "ppf": "packets of buffer per flow when many flows share the link",
@@ -120,7 +203,7 @@ pub fn catalog() -> Value {
             "aliases": [],
             "summary": "Flow Random Early Drop: RED average plus per-flow queue caps and strikes; many-flows variant keeps 2 packets per flow above max_th",
             "source": "Lin & Morris 1997; Parris 2001 Figs. 3.12-3.15, Table 5.1; specs/seed000-cbt-algorithms.md §2.3, §6; specs/seed000-cbt-evaluation.md §4.4",
-            "params": defaults::<FredParams>(),
+            "params": defaults::<FredParams>(FredParams::filled),
             "docs": {
                 "limit": "hard buffer limit: packets, bytes or \"none\" (Table 5.1: 240 packets); overflow drops come after FRED's tests",
                 "min_th": "minimum threshold on the average (packets) and the per-flow cap maxq, >= 1",
@@ -140,7 +223,7 @@ pub fn catalog() -> Value {
             "aliases": [],
             "summary": "Class-Based Thresholds: one FIFO, per-class RED on each class's own average (sampled on its own arrivals); min_th = max_th makes a class deterministic; shared limit",
             "source": "Parris 2001 Ch. IV Figs. 4.2-4.6, Table 5.3, Table B.13; specs/seed000-cbt-algorithms.md §2.7, §6; specs/seed000-cbt-evaluation.md §4.5, §1.4",
-            "params": defaults::<CbtParams>(),
+            "params": defaults::<CbtParams>(CbtParams::filled),
             "docs": {
                 "limit": "shared limit on the whole queue: packets, bytes or \"none\" (Table 5.1: 240)",
                 "classes": "list of classes, tried in order, first match wins; the last must catch every remaining packet (match = \"any\", no tags). Default: tcp / multimedia (udp, tag 1) / other, Table 5.3 HTTP-Proshare (L = 30 ms)",
@@ -168,7 +251,7 @@ pub fn catalog() -> Value {
             "aliases": [],
             "summary": "Class-Based Queueing (link sharing): per-class drop-tail queues, virtual-clock service at share * link rate, two-level tree; excess goes to siblings in a group first, then to borrowing classes, then (work-conserving) to classes with borrow = false",
             "source": "Floyd & Jacobson 1995; Parris 2001 Figs. 3.17-3.20, Table 5.4 (ALTQ CBQ as the gold standard); specs/seed000-cbt-algorithms.md sec. 2.6; specs/seed000-cbt-evaluation.md sec. 4.6; module docs of qdisc/cbq.rs",
-            "params": defaults::<CbqParams>(),
+            "params": defaults::<CbqParams>(CbqParams::filled),
             "docs": {
                 "qlimit": "per-class drop-tail limit, packets, >= 1 (default 50: the ALTQ/pf default; the dissertation gives none)",
                 "max_lead": "cap on a class or group clock's lead over real time (borrowing debt), applied whenever a class becomes backlogged (ALTQ minidle analogue); a duration, default 20ms",
@@ -187,4 +270,30 @@ pub fn catalog() -> Value {
             },
         },
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_accepted_key_is_a_listed_parameter_or_alias() {
+        for entry in catalog().as_array().unwrap() {
+            let (params, aliases) = (entry["params"].as_object().unwrap(), entry["key_aliases"].as_object().unwrap());
+            for key in entry["keys"].as_array().unwrap() {
+                let key = key.as_str().unwrap();
+                assert!(params.contains_key(key) || aliases.contains_key(key), "{}: {key} is not listed", entry["kind"]);
+            }
+        }
+    }
+
+    #[test]
+    fn red_lists_wait_and_the_linux_and_ns2_spellings() {
+        let red = catalog().as_array().unwrap().iter().find(|e| e["kind"] == "red").unwrap().clone();
+        assert_eq!(red["params"]["wait"], false);
+        assert_eq!(red["key_aliases"]["thresh_"], "min_th");
+        assert_eq!(red["key_aliases"]["avpkt"], "mean_packet_size");
+        let fred = catalog().as_array().unwrap().iter().find(|e| e["kind"] == "fred").unwrap().clone();
+        assert_eq!(fred["params"]["above_max_th"], "flow-cap");
+    }
 }

@@ -307,9 +307,10 @@ impl Default for CbtParams {
 }
 
 impl CbtParams {
-    /// The parameters with implied values written out (`min_th` of deterministic classes), for
-    /// the scenario echo.
+    /// The parameters with implied values written out (`min_th` of deterministic classes, the
+    /// variant's `wait`), for the scenario echo.
     pub fn filled(mut self) -> CbtParams {
+        self.wait.get_or_insert(self.variant == RedVariant::Ns2);
         for c in &mut self.classes {
             c.min_th.get_or_insert(c.max_th);
         }

@@ -218,6 +218,13 @@ fn default_mean_packet_size() -> Bytes {
 }
 
 impl FredParams {
+    /// The parameters with the variant-dependent default of `above_max_th` written out, for the
+    /// scenario echo (`validate --show`) and `aqmlab qdiscs`.
+    pub fn filled(mut self) -> Self {
+        self.above_max_th.get_or_insert(self.variant.default_above_max_th());
+        self
+    }
+
     /// Validates and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Fred> {
         let key = |k: &str| format!("{path}.{k}");

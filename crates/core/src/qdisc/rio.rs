@@ -91,6 +91,13 @@ fn default_protected() -> u32 {
 }
 
 impl RioParams {
+    /// The parameters with the variant-dependent default of `wait` written out, for the scenario
+    /// echo (`validate --show`) and `aqmlab qdiscs`.
+    pub fn filled(mut self) -> Self {
+        self.wait.get_or_insert(self.variant == RedVariant::Ns2);
+        self
+    }
+
     /// Validates and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Rio> {
         let unit = |key: String, v: f64| {

@@ -11,6 +11,15 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
     let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let span = e.inner().span();
         let mut err = path_error(e.path().to_string(), e.inner().message());
+        if err.message.contains("number too large to fit in target type") {
+            // TOML integers are i64: say so, and which value on the line it was.
+            let value = span.as_ref().map(|s| text[s.start.min(text.len())..].split(['\n', ',', '}']).next().unwrap_or("").trim());
+            err.message = format!(
+                "{} is too large: TOML integers are at most {} (run.seed allows 0 to that in a TOML file)",
+                value.filter(|v| !v.is_empty()).unwrap_or("a number"),
+                i64::MAX
+            );
+        }
         // The key's own line beats the span toml reports (often the enclosing table's).
         err.line = locate(text, &err.path).or_else(|| span.map(|s| line_of_offset(text, s.start)));
         err
@@ -173,6 +182,50 @@ rate = "1Mbps"
         assert!(error_of(&GOOD.replace("\"10Mbps\"", "\"-10Mbps\"")).contains("topology.bottleneck.rate"));
         assert!(error_of(&GOOD.replace("kind = \"red\"", "kind = \"blue\"")).contains("queue.kind (line 10): unknown queue discipline \"blue\""));
         assert!(error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\nvariant = \"reno\"")).starts_with("flows[1].variant"));
+    }
+
+    #[test]
+    fn seed_out_of_range_names_key_value_and_allowed_range() {
+        let e = error_of(&GOOD.replace("warmup = \"1s\"", "warmup = \"1s\"\nseed = -1"));
+        assert!(e.starts_with("run.seed (line 5): must be an integer from 0 to 18446744073709551615, got -1"), "{e}");
+        let e = error_of(&GOOD.replace("warmup = \"1s\"", "warmup = \"1s\"\nseed = 18446744073709551616"));
+        assert!(e.contains("line 5") && e.contains("18446744073709551616 is too large") && e.contains("9223372036854775807"), "{e}");
+        let e = parse_json(r#"{"run": {"duration": "1s", "seed": 18446744073709551616}, "topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [{"kind": "tcp"}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("run.seed: must be an integer from 0 to 18446744073709551615, got 18446744073709551616"), "{e}");
+    }
+
+    #[test]
+    fn exponent_and_huge_durations_name_the_key() {
+        assert!(parse_toml(&GOOD.replace("\"10s\"", "\"1e1s\"")).is_ok());
+        let e = error_of(&GOOD.replace("\"10s\"", "\"1e10s\""));
+        assert!(e.starts_with("run.duration (line 3): duration \"1e10s\" is too long; allowed: 0s to 1000000000s"), "{e}");
+    }
+
+    #[test]
+    fn tiny_bin_says_the_row_limit_and_the_smallest_bin() {
+        let e = error_of(&format!("{GOOD}\n[output]\nbin = \"1ns\"\n"));
+        assert!(e.starts_with("output.bin (line 23): 1ns gives 10000000000 time-series rows over run.duration 10s"), "{e}");
+        assert!(e.contains("at most 1000000 are allowed") && e.contains("at least 10us"), "{e}");
+        assert!(parse_toml(&format!("{GOOD}\n[output]\nbin = \"10us\"\n")).is_ok());
+    }
+
+    #[test]
+    fn per_flow_columns_over_the_limit_are_refused_or_off_by_default() {
+        let many = GOOD.replace("count = 3", "count = 200000");
+        let e = error_of(&format!("{many}\n[output]\nper_flow_timeseries = true\n"));
+        assert!(e.starts_with("output.per_flow_timeseries (line 23): 200001 flows give 400002 per-flow columns × 100 rows"), "{e}");
+        let s = parse_toml(&many).unwrap();
+        assert!(!s.output.per_flow_timeseries);
+        assert_eq!(s.echo["output"]["per_flow_timeseries"], false);
+    }
+
+    #[test]
+    fn udp_packet_size_below_its_headers_is_refused() {
+        let e = error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\npacket_size = \"27B\""));
+        assert!(e.starts_with("flows[1].packet_size (line 21): must be between 28B"), "{e}");
+        assert!(parse_toml(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\npacket_size = \"28B\"")).is_ok());
     }
 
     #[test]

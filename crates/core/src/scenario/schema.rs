@@ -40,7 +40,7 @@ pub struct RunParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Duration>,
     /// Seed of every random stream.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::units::seed")]
     pub seed: Option<u64>,
 }
 

@@ -71,13 +71,18 @@ const SIZE_UNITS: &[(&str, f64)] = &[
     ("MiB", 1048576.0), ("GiB", 1073741824.0),
 ];
 
+/// Splits `"1.5e-3 s"` into (0.0015, "s"). An exponent (`e`/`E`, optional sign, digits) belongs
+/// to the number; no unit starts with `e`.
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-        .map(|(i, _)| i)
-        .unwrap_or(s.len());
+    let b = s.as_bytes();
+    let mut end = b.iter().position(|&c| !(c.is_ascii_digit() || c == b'.' || c == b'-' || c == b'+')).unwrap_or(b.len());
+    if end < b.len() && (b[end] == b'e' || b[end] == b'E') {
+        let digits = end + 1 + usize::from(matches!(b.get(end + 1), Some(b'-' | b'+')));
+        if b.get(digits).is_some_and(u8::is_ascii_digit) {
+            end = digits + b[digits..].iter().take_while(|c| c.is_ascii_digit()).count();
+        }
+    }
     let n: f64 = s[..end].parse().ok()?;
     Some((n, s[end..].trim()))
 }
@@ -103,10 +108,17 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses a non-negative duration such as `"20ms"`.
+/// Longest duration accepted, seconds (about 31.7 years; simulated time is a `u64` of
+/// nanoseconds, which holds about 584 years, so sums of durations cannot overflow).
+pub const MAX_DURATION_S: f64 = 1.0e9;
+
+/// Parses a non-negative duration such as `"20ms"`, at most [`MAX_DURATION_S`].
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
     match parse_with(s, DURATION_UNITS) {
-        Some(d) if d >= 0.0 && d.is_finite() && d < 1.0e9 => Ok(Dur::from_secs_f64(d)),
+        Some(d) if d >= 0.0 && d <= MAX_DURATION_S => Ok(Dur::from_secs_f64(d)),
+        Some(d) if d > MAX_DURATION_S => {
+            Err(format!("duration \"{s}\" is too long; allowed: 0s to {MAX_DURATION_S:.0}s (about 31 years)"))
+        }
         Some(_) => Err(format!("duration must be non-negative, got \"{s}\"")),
         None => Err(format!(
             "\"{s}\" is not a duration; write a number and a unit, e.g. \"20ms\" (units: {})",
@@ -155,6 +167,44 @@ impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(StrVisitor("a size string such as \"1500B\"", |s: &str| parse_size(s).map(Bytes)))
     }
+}
+
+/// Deserializes `run.seed`: an integer from 0 to 2⁶⁴ − 1, with a message that says so for
+/// anything else (a negative number, a fraction, a number too large for 64 bits, a string).
+pub fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct SeedVisitor;
+    fn bad<E: de::Error>(got: impl fmt::Display) -> E {
+        E::custom(format!("must be an integer from 0 to {}, got {got}", u64::MAX))
+    }
+    impl<'de> Visitor<'de> for SeedVisitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "an integer from 0 to {}", u64::MAX)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| bad(v))
+        }
+        fn visit_u128<E: de::Error>(self, v: u128) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| bad(v))
+        }
+        fn visit_i128<E: de::Error>(self, v: i128) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| bad(v))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+            // JSON numbers beyond u64 arrive as floats; print them without an exponent.
+            Err(bad(if v.fract() == 0.0 && v.abs() < 1e300 { format!("{v:.0} (as a float)") } else { v.to_string() }))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            Err(bad(format!("\"{v}\"")))
+        }
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<u64, E> {
+            Err(bad(v))
+        }
+    }
+    d.deserialize_any(SeedVisitor).map(Some)
 }
 
 struct LimitVisitor;
@@ -274,5 +324,24 @@ mod tests {
         assert_eq!(parse_size("64KiB"), Ok(65_536));
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn exponent_notation_is_a_number() {
+        assert_eq!(parse_duration("1e-3s"), Ok(Dur(1_000_000)));
+        assert_eq!(parse_duration("2.5E2ms"), Ok(Dur(250_000_000)));
+        assert_eq!(parse_rate("1e7bps"), Ok(1e7));
+        assert_eq!(parse_size("1.5e3B"), Ok(1500));
+        assert!(parse_duration("1e-s").unwrap_err().contains("not a duration"));
+    }
+
+    #[test]
+    fn huge_duration_says_the_limit_not_negative() {
+        let e = parse_duration("1e10s").unwrap_err();
+        assert!(e.contains("\"1e10s\" is too long") && e.contains("1000000000s"), "{e}");
+        let e = parse_duration("100000000000000000000min").unwrap_err();
+        assert!(e.contains("too long"), "{e}");
+        assert!(parse_duration("inf s").is_err());
+        assert_eq!(parse_duration("1000000000s"), Ok(Dur(1_000_000_000_000_000_000)));
     }
 }

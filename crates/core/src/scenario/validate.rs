@@ -270,10 +270,10 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "drop-front" | "drop_front" => Ok(QueueSpec::DropFront(params(rest, path)?)),
         "early-random-drop" | "early_random_drop" => Ok(QueueSpec::EarlyRandomDrop(params(rest, path)?)),
         "random-drop" | "random_drop" => Ok(QueueSpec::RandomDrop(params(rest, path)?)),
-        "red" => Ok(QueueSpec::Red(params(rest, path)?)),
+        "red" => Ok(QueueSpec::Red(params::<RedParams>(rest, path)?.filled())),
         "fpq" => Ok(QueueSpec::Fpq(params(rest, path)?)),
-        "rio" => Ok(QueueSpec::Rio(params(rest, path)?)),
-        "fred" => Ok(QueueSpec::Fred(params(rest, path)?)),
+        "rio" => Ok(QueueSpec::Rio(params::<RioParams>(rest, path)?.filled())),
+        "fred" => Ok(QueueSpec::Fred(params::<FredParams>(rest, path)?.filled())),
         "cbt" => Ok(QueueSpec::Cbt(params::<CbtParams>(rest, path)?.filled())),
         "cbq" => Ok(QueueSpec::Cbq(params::<CbqParams>(rest, path)?.filled())),
         other => err(
@@ -470,6 +470,21 @@ fn variant_name(v: TcpVariant) -> &'static str {
     }
 }
 
+/// Most time-series rows a run may produce (`run.duration` / `output.bin`, rounded up): bounds the
+/// memory of the series (about 250 bytes a row from the core to the data frame).
+pub const MAX_TIMESERIES_ROWS: u64 = 1_000_000;
+
+/// Most per-flow time-series values (per-flow columns × rows): 20 million is 160 MB of `f64` in
+/// the core and about 1 GB on its way to a data frame.
+pub const MAX_PER_FLOW_VALUES: u64 = 20_000_000;
+
+/// Smallest wire size of a UDP datagram: IP (20) and UDP (8) headers.
+pub const UDP_HEADER_BYTES: u64 = 28;
+
+fn echo_duration(d: Duration) -> String {
+    serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
 /// Validates a parsed scenario.
 pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     let duration = file.run.duration.0;
@@ -575,8 +590,11 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         } else {
             let Some(rate) = f.rate else { return err(join(&path, "rate"), "missing; UDP flows need a rate such as \"1Mbps\"") };
             let size = f.packet_size.get_or_insert(Bytes(1000)).0;
-            if !(1..=65_535).contains(&size) {
-                return err(join(&path, "packet_size"), format!("must be between 1B and 65535B, got {size}B"));
+            if !(UDP_HEADER_BYTES..=65_535).contains(&size) {
+                return err(
+                    join(&path, "packet_size"),
+                    format!("must be between {UDP_HEADER_BYTES}B (the IP and UDP headers: it is the size on the wire) and 65535B, got {size}B"),
+                );
             }
             let dist = *f.packet_size_dist.get_or_insert(SizeDist::Fixed);
             let (rate_bps, packet_size) = (rate.0, size as u32);
@@ -624,9 +642,40 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     if bin == Dur::ZERO {
         return err("output.bin", "must be positive");
     }
+    let rows = duration.0.div_ceil(bin.0);
+    if rows > MAX_TIMESERIES_ROWS {
+        let smallest = Duration(Dur(duration.0.div_ceil(MAX_TIMESERIES_ROWS)));
+        return err(
+            "output.bin",
+            format!(
+                "{} gives {rows} time-series rows over run.duration {}; at most {MAX_TIMESERIES_ROWS} are allowed, \
+                 so the bin must be at least {} for this duration",
+                echo_duration(Duration(bin)),
+                echo_duration(Duration(duration)),
+                echo_duration(smallest),
+            ),
+        );
+    }
+    // Per-flow columns: goodput and offered load per flow (MPEG adds two more, counted here too).
+    let per_flow_columns = flows.iter().map(|f| if matches!(f.kind, FlowKind::Mpeg { .. }) { 4 } else { 2 }).sum::<u64>();
+    let per_flow_values = per_flow_columns.saturating_mul(rows);
+    let per_flow_timeseries = match file.output.per_flow_timeseries {
+        Some(true) if per_flow_values > MAX_PER_FLOW_VALUES => {
+            return err(
+                "output.per_flow_timeseries",
+                format!(
+                    "{n_flows} flows give {per_flow_columns} per-flow columns × {rows} rows = {per_flow_values} values; \
+                     at most {MAX_PER_FLOW_VALUES} are allowed: set it to false, use fewer flows, or a longer output.bin"
+                ),
+            );
+        }
+        Some(on) => on,
+        None => n_flows <= 1000 && per_flow_values <= MAX_PER_FLOW_VALUES,
+    };
+    file.output.per_flow_timeseries = Some(per_flow_timeseries);
     let output = OutputSpec {
         bin,
-        per_flow_timeseries: *file.output.per_flow_timeseries.get_or_insert(n_flows <= 1000),
+        per_flow_timeseries,
         per_flow_tcp_state: *file.output.per_flow_tcp_state.get_or_insert(false),
         pcap: *file.output.pcap.get_or_insert(false),
         flow_counter: file.output.flow_counter.clone(),
