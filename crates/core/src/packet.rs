@@ -61,7 +61,8 @@ pub struct Packet {
     pub flow: FlowId,
     /// Data: segment number. ACK: unused (0). UDP: datagram sequence number.
     pub seq: u32,
-    /// ACK: the next segment expected (cumulative). Data: unused.
+    /// ACK: the next segment expected (cumulative). TCP data: the sender's RTT hint (see
+    /// [`Packet::rtt_hint_ms`]). UDP media: fragment tags (see [`media`]).
     pub ack: u32,
     /// Bytes on the wire, headers included; what queues and links account.
     pub size: u32,
@@ -90,6 +91,19 @@ pub struct Packet {
 const _: () = assert!(std::mem::size_of::<Packet>() <= 64, "Packet must fit one cache line");
 
 impl Packet {
+    /// The RTT hint a TCP data segment carries (Lee 2002 §3.1): the sender's minimum observed
+    /// RTT in whole milliseconds, 0 before its first sample (and for every other kind of packet).
+    /// WHITE and AECN read it; it rides in the `ack` field, which data segments do not use.
+    pub fn rtt_hint_ms(&self) -> u16 {
+        if self.kind == PacketKind::TcpData { self.ack.min(u32::from(u16::MAX)) as u16 } else { 0 }
+    }
+
+    /// Stamps the RTT hint of a TCP data segment (16 bits, as the thesis's IP-header field).
+    pub fn set_rtt_hint_ms(&mut self, hint: u16) {
+        debug_assert_eq!(self.kind, PacketKind::TcpData, "only data segments carry a hint");
+        self.ack = u32::from(hint);
+    }
+
     /// A blank packet of `kind` for `flow`, with every other field zero.
     pub const fn new(kind: PacketKind, flow: FlowId) -> Packet {
         Packet {

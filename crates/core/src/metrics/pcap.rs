@@ -76,7 +76,8 @@ impl<W: Write> PcapWriter<W> {
             t[4..6].copy_from_slice(&((ip_len - 20) as u16).to_be_bytes());
         } else {
             let seq = pkt.seq.wrapping_mul(mss);
-            let ack = pkt.ack.wrapping_mul(mss);
+            // Data segments use `ack` for the RTT hint; the reverse stream's sequence is 0.
+            let ack = if pkt.kind == PacketKind::TcpAck { pkt.ack.wrapping_mul(mss) } else { 0 };
             t[4..8].copy_from_slice(&seq.to_be_bytes());
             t[8..12].copy_from_slice(&ack.to_be_bytes());
             t[12] = ((l4 / 4) as u8) << 4;

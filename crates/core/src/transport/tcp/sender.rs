@@ -110,6 +110,9 @@ pub struct TcpSender {
     prr: Prr,
     /// NewReno: a partial ACK has arrived in this recovery (only the first restarts the timer).
     partial_ack_seen: bool,
+    /// Smallest RTT seen, ns (`u64::MAX` before the first sample): Lee 2002's hint, from every ACK
+    /// of new data via the echoed timestamp (a fine-grained clock, not the RTO estimator's).
+    min_rtt_ns: u64,
     /// SACK scoreboard, allocated on the first SACK block.
     scoreboard: Option<Box<Scoreboard>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
@@ -144,6 +147,7 @@ impl TcpSender {
             cc: CcState::new(cfg.congestion_control),
             prr: Prr::default(),
             partial_ack_seen: false,
+            min_rtt_ns: u64::MAX,
             scoreboard: None,
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
@@ -225,6 +229,9 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
+        // The echo can only over-state a round trip (it may include waiting for a hole or a
+        // delayed ACK), so the running minimum is the path's RTT as this flow has seen it.
+        self.min_rtt_ns = self.min_rtt_ns.min(now.saturating_since(ack.sent_at).0);
         if cfg.timestamps {
             // RFC 7323 §4.1 RTTM: every ACK of new data is a valid sample, retransmission or not.
             self.rtt.sample(now.saturating_since(ack.sent_at));
@@ -550,6 +557,7 @@ impl TcpSender {
         p.payload = payload.min(u16::MAX as u32) as u16;
         p.size = payload + cfg.header_bytes;
         p.sent_at = now;
+        p.set_rtt_hint_ms(self.rtt_hint_ms());
         if retransmission {
             p.flags |= FLAG_RETRANSMIT;
         } else if cfg.ecn {
@@ -627,6 +635,15 @@ impl TcpSender {
     pub fn cwnd_integral(&self, now: Time) -> f64 {
         let open = if self.integrated_to != Time::NEVER { now.0.saturating_sub(self.integrated_to.0) } else { 0 };
         self.stats.cwnd_seg_ns + self.cwnd * open as f64
+    }
+
+    /// The RTT hint stamped on data segments: the minimum RTT in whole ms (rounded, at least 1),
+    /// saturating at 65,535; 0 before the first sample.
+    pub fn rtt_hint_ms(&self) -> u16 {
+        if self.min_rtt_ns == u64::MAX {
+            return 0;
+        }
+        ((self.min_rtt_ns + 500_000) / 1_000_000).clamp(1, u64::from(u16::MAX)) as u16
     }
 
     /// Smoothed RTT, once measured.
