@@ -225,6 +225,9 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     cols = {k: series[k] for k in ("time_s", "queue_pkts", "queue_bytes", "queue_avg", "reverse_queue_pkts")}
     if series["flow_estimate"]:
         cols["flow_estimate"] = series["flow_estimate"]
+    for key in ("white_r_average_ms", "white_r_formula_ms"):
+        if series[key]:
+            cols[key] = series[key]
     for tag, values in series["class_delay_s"]:
         cols[f"class{tag}_delay_s"] = values
     for name, values in series["class_len_pkts"]:

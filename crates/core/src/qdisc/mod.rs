@@ -21,6 +21,7 @@ pub mod random_drop;
 pub mod red;
 pub mod red_core;
 pub mod rio;
+pub mod white;
 
 use crate::engine::{Rng, Time};
 use crate::packet::Packet;
@@ -36,6 +37,7 @@ pub use fred::{Fred, FredParams};
 pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioParams};
+pub use white::{White, WhiteFlavour, WhiteParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,6 +181,10 @@ pub trait Qdisc {
     fn class_average_at(&self, _i: usize) -> f64 {
         f64::NAN
     }
+    /// WHITE's router RTT estimates (R_average, R_formula), ms, if the discipline keeps them.
+    fn rtt_estimates(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -203,6 +209,8 @@ pub enum AnyQdisc {
     Cbt(Cbt),
     /// Class-Based Queueing (link sharing).
     Cbq(Cbq),
+    /// RED with RTT-hint scaling (Chardonnay, Chablis).
+    White(White),
 }
 
 macro_rules! dispatch {
@@ -218,6 +226,7 @@ macro_rules! dispatch {
             AnyQdisc::Fred($q) => $e,
             AnyQdisc::Cbt($q) => $e,
             AnyQdisc::Cbq($q) => $e,
+            AnyQdisc::White($q) => $e,
         }
     };
 }
@@ -263,5 +272,8 @@ impl Qdisc for AnyQdisc {
     }
     fn class_average_at(&self, i: usize) -> f64 {
         dispatch!(self, q => q.class_average_at(i))
+    }
+    fn rtt_estimates(&self) -> Option<(f64, f64)> {
+        dispatch!(self, q => q.rtt_estimates())
     }
 }

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use super::fifo::Fifo;
-use super::red_core::{RedConfig, RedDecision, RedState};
+use super::red_core::{ProbabilityScale, RedConfig, RedDecision, RedState};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{ConfigError, ConfigResult};
@@ -204,15 +204,16 @@ impl Red {
     }
 }
 
-impl Qdisc for Red {
-    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+impl Red {
+    /// An arrival whose early-drop (or mark) probability is scaled by `scale` (WHITE).
+    pub fn enqueue_scaled(&mut self, pkt: Packet, now: Time, rng: &mut Rng, scale: ProbabilityScale) -> Verdict {
         self.stats.arrivals += 1;
         let documented = self.cfg.variant == RedVariant::Documented;
         self.state.sample(&self.cfg, self.queued_units(), pkt.size, now);
         if documented && !self.fits(&pkt) {
             return self.drop(DropKind::Overflow);
         }
-        let decision = self.state.decide(&self.cfg, self.fifo.len(), pkt.size, rng);
+        let decision = self.state.decide_scaled(&self.cfg, self.fifo.len(), pkt.size, rng, scale);
         let markable = self.ecn && pkt.ecn != Ecn::NotEct;
         let mark = match decision {
             RedDecision::Pass => false,
@@ -225,6 +226,12 @@ impl Qdisc for Red {
             return self.drop(DropKind::Overflow);
         }
         self.accept(pkt, now, mark)
+    }
+}
+
+impl Qdisc for Red {
+    fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
+        self.enqueue_scaled(pkt, now, rng, ProbabilityScale::NONE)
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {

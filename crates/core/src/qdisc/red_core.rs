@@ -120,6 +120,39 @@ impl RedConfig {
     }
 }
 
+/// How a per-packet factor (WHITE's RTT scaling) enters RED's decision. Lee 2002 §3.3 scales
+/// "the drop probability" without saying where count spacing comes in (spec seed001 §2.1.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactorCombine {
+    /// pb′ = min(1, pb·factor), then the count spacing: max_p scaled per packet, the reading of
+    /// the defence slides ("adjusts max_p per packet") and of a patch to ns-2's `red.cc`.
+    #[default]
+    ScalePbBeforeCount,
+    /// pa′ = min(1, pa·factor): the spaced probability scaled.
+    ScalePaAfterCount,
+    /// p = min(1, pb·factor) tested directly, without count spacing (§3.3 read literally).
+    LiteralNoCount,
+}
+
+/// A per-packet scaling of RED's probability.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbabilityScale {
+    /// Multiplier of the probability (1 = plain RED).
+    pub factor: f64,
+    /// Where it applies.
+    pub combine: FactorCombine,
+    /// Whether it also applies in the gentle region (ns-2 computes that ramp without max_p, so a
+    /// patch that scaled max_p would leave it unscaled).
+    pub in_gentle: bool,
+}
+
+impl ProbabilityScale {
+    /// No scaling: RED's own decision.
+    pub const NONE: ProbabilityScale =
+        ProbabilityScale { factor: 1.0, combine: FactorCombine::ScalePbBeforeCount, in_gentle: false };
+}
+
 /// What RED decided about an arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedDecision {
@@ -219,6 +252,12 @@ impl RedState {
 
     /// The second half: the drop decision on the updated average.
     pub fn decide(&mut self, cfg: &RedConfig, queued_pkts: usize, size: u32, rng: &mut Rng) -> RedDecision {
+        self.decide_scaled(cfg, queued_pkts, size, rng, ProbabilityScale::NONE)
+    }
+
+    /// [`RedState::decide`] with the early-drop probability scaled per packet (WHITE). With
+    /// `ProbabilityScale::NONE` it draws the same random numbers and decides the same as `decide`.
+    pub fn decide_scaled(&mut self, cfg: &RedConfig, queued_pkts: usize, size: u32, rng: &mut Rng, scale: ProbabilityScale) -> RedDecision {
         let units = cfg.units(size);
         let avg = self.avg;
         if !(cfg.above_min(avg) && queued_pkts > cfg.protected_pkts as usize) {
@@ -234,7 +273,13 @@ impl RedState {
             self.count = units;
             return RedDecision::Pass;
         }
-        let mut pa = cfg.spaced_probability(cfg.base_probability(avg), self.count);
+        let pb = cfg.base_probability(avg);
+        let factor = if avg >= cfg.max_th && !scale.in_gentle { 1.0 } else { scale.factor };
+        let mut pa = match scale.combine {
+            FactorCombine::ScalePbBeforeCount => cfg.spaced_probability((pb * factor).min(1.0), self.count),
+            FactorCombine::ScalePaAfterCount => (cfg.spaced_probability(pb, self.count) * factor).min(1.0),
+            FactorCombine::LiteralNoCount => (pb * factor).min(1.0),
+        };
         if cfg.byte_mode && pa < 1.0 {
             pa = (pa * size as f64 / cfg.mean_packet_size).min(1.0);
         }

@@ -241,6 +241,11 @@ pub struct TimeSeries {
     /// Estimated active flows at the forward bottleneck (FPQ's count, or `output.flow_counter`);
     /// empty when nothing counts.
     pub flow_estimate: Vec<f64>,
+    /// WHITE's router RTT estimates at the forward bottleneck at each sample, ms: R_average and
+    /// R_formula (Lee 2002 Fig. 3.2); empty for other disciplines.
+    pub white_r_average_ms: Vec<f64>,
+    /// See `white_r_average_ms`.
+    pub white_r_formula_ms: Vec<f64>,
     /// Transfers that started after the warm-up and completed before the end.
     pub transfers: Vec<TransferRecord>,
     /// Per class tag used by a flow group (ascending): the mean one-way delay of the data packets
@@ -926,6 +931,10 @@ impl<'s> World<'s> {
         let estimate = self.links[0].qdisc.flow_estimate().or(self.flow_counter.as_ref().map(|(fc, _)| fc.estimate()));
         if let Some(e) = estimate {
             s.flow_estimate.push(e);
+        }
+        if let Some((r_average, r_formula)) = self.links[0].qdisc.rtt_estimates() {
+            s.white_r_average_ms.push(r_average);
+            s.white_r_formula_ms.push(r_formula);
         }
         if !s.flow_goodput_bps.is_empty() {
             for (i, f) in self.flows.iter().enumerate() {

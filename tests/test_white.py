@@ -1,0 +1,59 @@
+"""WHITE (Lee 2002) on the dumbbell: Chardonnay and Chablis against the RED they patch (issue #11).
+The cheap invariants of spec seed001 §6: zero exponents reproduce RED exactly under the same
+random stream; the router's RTT estimates are traced."""
+
+from __future__ import annotations
+
+import aqmlab
+
+RED = {"limit": 50, "min_th": 5, "max_th": 15, "max_p": 0.1, "weight": 0.002, "variant": "ns2", "wait": True,
+       "gentle": True, "mean_packet_size": "500B"}
+
+
+def scenario(queue: dict, *, ecn: bool = False) -> dict:
+    """Ten Reno flows with RTTs 20-200 ms on a 10 Mb/s, 5 ms bottleneck (Exp 1 in miniature)."""
+    flows = [{"kind": "tcp", "variant": "reno", "mss": "1000B", "header_bytes": "40B", "initial_window": 2,
+              "delayed_ack": False, "max_window": "64000B", "ecn": ecn, "start_jitter": "1s",
+              "access_delay": f"{5 + 10 * i}ms"} for i in range(10)]
+    return {"run": {"duration": "40s", "warmup": "10s", "seed": 2},
+            "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}, "access": {"rate": "100Mbps", "delay": "0ms"}},
+            "queue": queue, "flows": flows, "output": {"per_flow_timeseries": False}}
+
+
+def test_chardonnay_with_zero_exponents_is_red_packet_for_packet() -> None:
+    red = aqmlab.run(scenario({"kind": "red", **RED}))
+    flat = aqmlab.run(scenario({"kind": "chardonnay", "alpha": 0.0, "beta": 0.0, **RED}))
+    assert red.queues.iloc[0]["drops"] > 100, "the test must exercise RED's drops"
+    cols = ["goodput_bps", "drops", "retransmits", "timeouts"]
+    assert red.flows[cols].equals(flat.flows[cols])
+    assert red.queues.iloc[0]["drops_early"] == flat.queues.iloc[0]["drops_early"]
+
+
+def test_chardonnay_traces_r_average_and_r_formula_within_the_hints() -> None:
+    res = aqmlab.run(scenario({"kind": "chardonnay", **RED}))
+    ts = res.timeseries
+    late = ts[ts["time_s"] > 10]
+    # Hints are the flows' minimum RTTs, 2·(access + 5 ms) plus serialisation: ~20-200 ms.
+    assert late["white_r_formula_ms"].between(20, 210).all()
+    assert late["white_r_average_ms"].between(20, 210).all()
+    assert "white_r_formula_ms" not in aqmlab.run(scenario({"kind": "red", **RED})).timeseries
+
+
+def test_chardonnay_shifts_early_drops_from_short_to_long_rtt_flows() -> None:
+    """Per flow, early drops per packet sent fall with the RTT under Chardonnay (robust flows'
+    probability scaled up, fragile flows' down), while RED drops every flow's packets alike."""
+    def drop_ratio(res) -> float:
+        f = res.flows.sort_values("id")
+        loss = f["drops"] / f["packets_sent"]
+        return float(loss.iloc[:3].mean() / loss.iloc[-3:].mean())  # shortest 3 RTTs over longest 3
+
+    red = drop_ratio(aqmlab.run(scenario({"kind": "red", **RED})))
+    white = drop_ratio(aqmlab.run(scenario({"kind": "chardonnay", **RED})))
+    assert white > 2 * red, (red, white)
+
+
+def test_chablis_marks_instead_of_dropping() -> None:
+    res = aqmlab.run(scenario({"kind": "chablis", **RED}, ecn=True))
+    q = res.queues.iloc[0]
+    assert q["marks"] > 100
+    assert q["drops_early"] == 0, "ECN-capable packets are marked, never early-dropped"
