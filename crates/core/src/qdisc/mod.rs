@@ -7,6 +7,7 @@
 //! Accounting convention (spec seed000-cbt-algorithms §2.0): a packet leaves the queue when its
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
+pub mod aecn;
 pub mod catalog;
 pub mod cbq;
 pub mod drop_front;
@@ -25,6 +26,7 @@ pub mod rio;
 use crate::engine::{Rng, Time};
 use crate::packet::Packet;
 
+pub use aecn::{Aecn, AecnParams};
 pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
 pub use cbq::{Cbq, CbqClassParams, CbqGroupParams, CbqParams};
@@ -203,6 +205,8 @@ pub enum AnyQdisc {
     Cbt(Cbt),
     /// Class-Based Queueing (link sharing).
     Cbq(Cbq),
+    /// Adaptive ECN (RTT classes, mark-front).
+    Aecn(Aecn),
 }
 
 macro_rules! dispatch {
@@ -218,6 +222,7 @@ macro_rules! dispatch {
             AnyQdisc::Fred($q) => $e,
             AnyQdisc::Cbt($q) => $e,
             AnyQdisc::Cbq($q) => $e,
+            AnyQdisc::Aecn($q) => $e,
         }
     };
 }
