@@ -752,6 +752,30 @@ mod tests {
     }
 
     #[test]
+    fn scenario_kind_aecn_parses_builds_and_echoes_every_default() {
+        use crate::qdisc::{AnyQdisc, DropTailParams};
+        use crate::scenario::validate::{queue_spec, QueueSpec};
+        let spec = |text: &str| {
+            let table: toml::Table = toml::from_str(text).unwrap();
+            queue_spec(Some(&table), "queue", QueueSpec::DropTail(DropTailParams::default()))
+        };
+        let s = spec("kind = \"aecn\"").unwrap();
+        assert_eq!(s.kind(), "aecn");
+        let echo = s.echo();
+        for key in ["max_p_robust", "max_p_average", "max_p_fragile", "robust_below", "fragile_above", "wait", "limit"] {
+            assert!(echo.get(key).is_some(), "{key} missing from {echo}");
+        }
+        assert_eq!((echo["robust_below"].as_f64(), echo["fragile_above"].as_f64(), echo["wait"].as_bool()), (Some(75.0), Some(150.0), Some(true)));
+        let back = toml::to_string(&echo).unwrap();
+        assert_eq!(spec(&back).unwrap().echo(), echo, "the echo parses back to the same discipline");
+        assert!(matches!(s.build("queue", 10e6).unwrap(), AnyQdisc::Aecn(_)));
+        let e = spec("kind = \"aecn\"\nmax_p = 0.1").unwrap_err();
+        assert!(e.path == "queue.max_p" && e.message.contains("max_p_robust"), "{e}");
+        let e = spec("kind = \"aecn\"\nmax_p_robust = 2").unwrap().build("queue", 10e6).err().unwrap();
+        assert_eq!(e.path, "queue.max_p_robust");
+    }
+
+    #[test]
     fn bad_parameters_name_the_key() {
         assert!(error("max_p_robust = 0").contains("queue.max_p_robust"));
         assert!(error("max_p_fragile = 1.5").contains("(0, 1]"));
