@@ -363,7 +363,7 @@ impl Aecn {
         self.state.on_drop();
         self.stats.count_drop(kind);
         self.classes[c].stats.count_drop(kind);
-        // Byte drops by kind: reuse the packet counter helper `size` times would be wrong; add.
+        // The byte counters of the same kind grow by the packet size.
         let b = &mut self.classes[c].bytes;
         match kind {
             DropKind::Early => b.drops_early += size as u64,
