@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::white::{WhiteFlavour, WhiteParams};
 use super::{
-    CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
+    AecnParams, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
     RioParams,
 };
 
@@ -93,6 +93,7 @@ pub fn catalog() -> Value {
         described::<CbqParams>(CbqParams::filled),
         described::<WhiteParams>(|p| p.filled(WhiteFlavour::Chardonnay)),
         described::<WhiteParams>(|p| p.filled(WhiteFlavour::Chablis)),
+        described::<AecnParams>(AecnParams::filled),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -322,6 +323,29 @@ fn entries() -> Value {
                 "wait": "ns-2 wait_",
                 "gentle": "gentle RED (ns-2.1b8 default true)",
                 "mean_packet_size": "RED idle-decay packet size (ns-2 mean_pktsize_ 500 B)",
+            },
+        },
+        {
+            "kind": "aecn",
+            "aliases": [],
+            "summary": "Adaptive ECN: RED marking with per-RTT-class max_p (robust / average / fragile by the packet's RTT hint) and mark-front within the class's virtual queue",
+            "source": "Zheng & Kinicki 2002 (ISCC, DOI 10.1109/ISCC.2002.1021773); related work only in Lee 2002 (sec. 2.1.5, Fig. 2.5), no results to reproduce; specs/seed001-white.md sec. 2.6; docs/white.md",
+            "params": defaults::<AecnParams>(AecnParams::filled),
+            "docs": {
+                "limit": "hard limit: packets, bytes or \"none\" (ns-2.1b8 limit_: 50)",
+                "min_th": "minimum threshold on the average queue (packets); below it every arrival is queued",
+                "max_th": "maximum threshold (packets); at or above it (2*max_th with gentle) the arrival is dropped",
+                "max_p_robust": "mark probability at max_th for robust packets (hint < robust_below), in (0, 1]; default 0.1*2^1.58",
+                "max_p_average": "mark probability at max_th for average packets and packets without a hint, in (0, 1]; ns-2 default 0.1",
+                "max_p_fragile": "mark probability at max_th for fragile packets (hint > fragile_above), in (0, 1]; default 0.1/2^1.58",
+                "robust_below": "RTT hint (ms) below which a TCP data packet is robust; default 75, between the 50 and 100 ms clusters",
+                "fragile_above": "RTT hint (ms) above which a TCP data packet is fragile; default 150, between the 100 and 200 ms clusters",
+                "weight": "EWMA weight w, in (0, 1]",
+                "variant": "RED underneath: documented | altq | ns2 (default, the simulator of the AECN and WHITE papers); see docs/red.md",
+                "wait": "ns-2 wait_: no early decision until count*pb >= 1 (default: true for ns2, else false; not for altq)",
+                "gentle": "ramp pb from max_p to 1 between max_th and 2*max_th; early decisions there drop (ns-2 marks only below max_th)",
+                "mean_packet_size": "mean packet size for the idle-time decay (ns-2.1b8 mean_pktsize_: 500 B)",
+                "protected_pkts": "no decision on the average while at most this many packets are queued (ns-2 qlen > 1)",
             },
         },
     ])

@@ -50,6 +50,12 @@ impl Fifo {
         Some(pkt)
     }
 
+    /// The packet at `index` (0 = head), for disciplines that re-mark a queued packet (AECN's
+    /// mark-front). Its size must not change: `bytes` is not updated.
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut Packet> {
+        self.packets.get_mut(index)
+    }
+
     /// The packets, head first.
     pub fn iter(&self) -> impl Iterator<Item = &Packet> {
         self.packets.iter()

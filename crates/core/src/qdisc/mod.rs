@@ -7,6 +7,7 @@
 //! Accounting convention (spec seed000-cbt-algorithms §2.0): a packet leaves the queue when its
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
+pub mod aecn;
 pub mod catalog;
 pub mod cbq;
 pub mod drop_front;
@@ -26,6 +27,7 @@ pub mod white;
 use crate::engine::{Rng, Time};
 use crate::packet::Packet;
 
+pub use aecn::{Aecn, AecnParams};
 pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
 pub use cbq::{Cbq, CbqClassParams, CbqGroupParams, CbqParams};
@@ -211,6 +213,8 @@ pub enum AnyQdisc {
     Cbq(Cbq),
     /// RED with RTT-hint scaling (Chardonnay, Chablis).
     White(White),
+    /// Adaptive ECN (RTT classes, mark-front).
+    Aecn(Aecn),
 }
 
 macro_rules! dispatch {
@@ -227,6 +231,7 @@ macro_rules! dispatch {
             AnyQdisc::Cbt($q) => $e,
             AnyQdisc::Cbq($q) => $e,
             AnyQdisc::White($q) => $e,
+            AnyQdisc::Aecn($q) => $e,
         }
     };
 }

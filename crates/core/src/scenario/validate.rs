@@ -12,8 +12,8 @@ use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
-    AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
-    RedParams, RioParams, WhiteFlavour, WhiteParams,
+    AecnParams, AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams,
+    RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpProfile, TcpVariant};
@@ -59,11 +59,13 @@ pub enum QueueSpec {
     Cbq(CbqParams),
     /// `kind = "chardonnay"` or `"chablis"`
     White(WhiteFlavour, WhiteParams),
+    /// `kind = "aecn"`
+    Aecn(AecnParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
-    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis"];
+    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis", "aecn"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -80,6 +82,7 @@ impl QueueSpec {
             QueueSpec::Cbt(p) => AnyQdisc::Cbt(p.validate(path, rate_bps)?),
             QueueSpec::Cbq(p) => AnyQdisc::Cbq(p.validate(path, rate_bps)?),
             QueueSpec::White(f, p) => AnyQdisc::White(p.validate(path, rate_bps, *f)?),
+            QueueSpec::Aecn(p) => AnyQdisc::Aecn(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -97,6 +100,7 @@ impl QueueSpec {
             QueueSpec::Cbq(_) => "cbq",
             QueueSpec::White(WhiteFlavour::Chardonnay, _) => "chardonnay",
             QueueSpec::White(WhiteFlavour::Chablis, _) => "chablis",
+            QueueSpec::Aecn(_) => "aecn",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -113,6 +117,7 @@ impl QueueSpec {
             QueueSpec::Cbt(p) => serde_json::to_value(p),
             QueueSpec::Cbq(p) => serde_json::to_value(p),
             QueueSpec::White(_, p) => serde_json::to_value(p),
+            QueueSpec::Aecn(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -284,6 +289,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "cbq" => Ok(QueueSpec::Cbq(params::<CbqParams>(rest, path)?.filled())),
         "chardonnay" => Ok(QueueSpec::White(WhiteFlavour::Chardonnay, params::<WhiteParams>(rest, path)?.filled(WhiteFlavour::Chardonnay))),
         "chablis" => Ok(QueueSpec::White(WhiteFlavour::Chablis, params::<WhiteParams>(rest, path)?.filled(WhiteFlavour::Chablis))),
+        "aecn" => Ok(QueueSpec::Aecn(params::<AecnParams>(rest, path)?.filled())),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
