@@ -1,0 +1,159 @@
+"""Scenarios of Lee 2002 (WHITE), Exps 1–6 (spec `seed001-white.md` §3): 30 ns-2-like TCP Reno
+flows on a 10 Mb/s, 5 ms dumbbell, with the RTT mixes of ch. 5, under each AQM compared.
+
+Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the report):
+* TCP: ns-2.1b8 Reno — IW 2, window 64 packets, 1000-byte packets counted whole (no header added on
+  top, so `header_bytes = 0`: goodput counts 1000 B per packet as the thesis's 9.98 Mb/s totals do;
+  ACKs then take no wire time), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
+  initial RTO, no timestamps; ECN-Reno for Chablis.
+* Access links 100 Mb/s (sensitivity: 10 Mb/s); start times uniform in [0, 1) s.
+* The RED settings (buffer, thresholds, max_p, w_q) are calibrated once on the RED baseline and
+  then used by every AQM (`calibration_profiles`).
+* Exps 5 and 6: a cluster that is switched off and back on is a new connection when it returns
+  (fresh slow start); the thesis does not say how flows were stopped and restarted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+BOTTLENECK_BPS = 10e6
+N_FLOWS = 30
+PACKET_BYTES = 1000
+FAIR_SHARE_MBPS = BOTTLENECK_BPS / 1e6 / N_FLOWS
+
+# Periods of the dynamic experiments (Fig. 5.5, from the text): which clusters are on.
+PERIODS = {"A": (0.0, 30.0), "B": (30.0, 60.0), "C": (60.0, 90.0), "D": (90.0, 120.0)}
+ACTIVE = {"A": ("robust", "average", "fragile"), "B": ("average", "fragile"), "C": ("robust", "fragile"),
+          "D": ("robust", "average")}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One RTT scenario: per-flow one-way access delays (ms) and cluster names."""
+
+    name: str
+    access_ms: tuple[float, ...]
+    clusters: tuple[str, ...]  # per flow
+    duration_s: float
+    warmup_s: float
+    dynamic: bool = False
+
+
+def _clusters(delays: tuple[float, float, float]) -> tuple[tuple[float, ...], tuple[str, ...]]:
+    names = ("robust", "average", "fragile")
+    return (tuple(d for d in delays for _ in range(10)), tuple(n for n in names for _ in range(10)))
+
+
+def experiments() -> dict[str, Experiment]:
+    """Exps 1–6 (spec §3.1). RTT_prop = 2·(access + 5 ms)."""
+    e2 = _clusters((20.0, 45.0, 95.0))
+    e6 = _clusters((5.0, 35.0, 155.0))
+    return {
+        "exp1": Experiment("exp1", tuple(5.0 * (i + 1) for i in range(N_FLOWS)),
+                           tuple("robust" if i < 10 else "average" if i < 20 else "fragile" for i in range(N_FLOWS)),
+                           150.0, 30.0),
+        "exp2": Experiment("exp2", e2[0], e2[1], 150.0, 30.0),
+        "exp3": Experiment("exp3", (5.0,) + (95.0,) * 29, ("robust",) + ("fragile",) * 29, 150.0, 30.0),
+        "exp4": Experiment("exp4", (95.0,) + (5.0,) * 29, ("fragile",) + ("robust",) * 29, 150.0, 30.0),
+        "exp5": Experiment("exp5", e2[0], e2[1], 120.0, 0.0, dynamic=True),
+        "exp6": Experiment("exp6", e6[0], e6[1], 120.0, 0.0, dynamic=True),
+    }
+
+
+@dataclass(frozen=True)
+class RedProfile:
+    """The RED settings every AQM shares (Fig. 4.1's lost values, calibrated)."""
+
+    name: str
+    limit: int
+    min_th: float
+    max_th: float
+    max_p: float
+    weight: float = 0.002
+
+    def red_keys(self) -> dict[str, Any]:
+        return {"limit": self.limit, "min_th": self.min_th, "max_th": self.max_th, "max_p": self.max_p,
+                "weight": self.weight}
+
+
+def calibration_profiles() -> list[RedProfile]:
+    """Candidates for the lost Fig. 4.1 RED settings: ns-2.1b8's defaults (profile A) and
+    neighbours that scale the thresholds and buffer or change max_p (spec §3)."""
+    return [
+        RedProfile("ns2-default", 50, 5, 15, 0.1),
+        RedProfile("ns2-maxp0.05", 50, 5, 15, 0.05),
+        RedProfile("ns2-maxp0.2", 50, 5, 15, 0.2),
+        RedProfile("thresholds-10-30", 60, 10, 30, 0.1),
+        RedProfile("thresholds-3-9", 30, 3, 9, 0.1),
+        RedProfile("buffer-100", 100, 5, 15, 0.1),
+    ]
+
+
+def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float | None = None,
+          drr_buckets: int | None = None) -> dict[str, Any]:
+    """The discipline `aqm` with the shared RED settings (ns-2.1b8 RED: gentle, wait, 500 B)."""
+    ns2 = {"variant": "ns2", "wait": True, "gentle": True, "mean_packet_size": "500B"}
+    if aqm == "red":
+        return {"kind": "red", **red.red_keys(), **ns2}
+    if aqm in ("chardonnay", "chablis"):
+        q = {"kind": aqm, **red.red_keys(), **ns2}
+        if alpha is not None:
+            q["alpha"] = alpha
+        if beta is not None:
+            q["beta"] = beta
+        return q
+    if aqm == "fred":
+        return {"kind": "fred", **red.red_keys(), "variant": "lin-morris", "red_variant": "ns2",
+                "mean_packet_size": "500B"}
+    if aqm == "drr":
+        q: dict[str, Any] = {"kind": "drr", "limit_bytes": f"{red.limit * PACKET_BYTES}B"}
+        if drr_buckets:
+            q["buckets"] = drr_buckets
+        return q
+    if aqm == "csfq":
+        return {"kind": "csfq", "limit": red.limit}
+    raise ValueError(f"unknown AQM {aqm!r}")
+
+
+def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: bool = False,
+             access_bps: float = 100e6, bin_s: float = 0.25) -> dict[str, Any]:
+    """The dumbbell of `exp` under `queue_spec`."""
+    tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "initial_window": 2,
+           "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
+           "timer_granularity": "100ms", "ecn": ecn}
+    flows: list[dict[str, Any]] = []
+    for i, (delay, cluster) in enumerate(zip(exp.access_ms, exp.clusters, strict=True)):
+        base = {**tcp, "access_delay": f"{delay:g}ms"}
+        if not exp.dynamic:
+            flows.append({**base, "start_jitter": "1s"})
+            continue
+        # On/off timeline (spec §3.1): robust off in B, average off in C, fragile off in D.
+        off = {"robust": "B", "average": "C", "fragile": "D"}[cluster]
+        t_off, t_on = PERIODS[off]
+        flows.append({**base, "start_jitter": "1s", "stop": f"{t_off:g}s"})
+        if t_on < exp.duration_s:
+            flows.append({**base, "start": f"{t_on:g}s"})
+    return {
+        "run": {"duration": f"{exp.duration_s:g}s", "warmup": f"{exp.warmup_s:g}s", "seed": seed},
+        "topology": {"bottleneck": {"rate": f"{BOTTLENECK_BPS:.0f}bps", "delay": "5ms"},
+                     "access": {"rate": f"{access_bps:.0f}bps", "delay": "0ms"}},
+        "queue": queue_spec,
+        "flows": flows,
+        "output": {"per_flow_timeseries": exp.dynamic, "bin": f"{bin_s * 1000:g}ms"},
+    }
+
+
+def flow_clusters(exp: Experiment) -> list[str]:
+    """The cluster of each flow of `scenario(exp, …)`, in flow order (dynamic runs have a second
+    flow per returning source)."""
+    if not exp.dynamic:
+        return list(exp.clusters)
+    out = []
+    for cluster in exp.clusters:
+        out.append(cluster)
+        off = {"robust": "B", "average": "C", "fragile": "D"}[cluster]
+        if PERIODS[off][1] < exp.duration_s:
+            out.append(cluster)
+    return out
