@@ -12,6 +12,8 @@ pub mod cbq;
 pub mod drop_front;
 pub mod cbt;
 pub mod cbt_classifier;
+pub mod csfq;
+pub mod drr;
 pub mod droptail;
 pub mod early_random_drop;
 pub mod fifo;
@@ -29,6 +31,8 @@ pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
 pub use cbq::{Cbq, CbqClassParams, CbqGroupParams, CbqParams};
 pub use cbt::{Cbt, CbtClassParams, CbtParams};
+pub use csfq::{Csfq, CsfqParams};
+pub use drr::{Drr, DrrParams};
 pub use droptail::{DropTail, DropTailParams};
 pub use early_random_drop::{EarlyRandomDrop, EarlyRandomDropParams};
 pub use fpq::{Fpq, FpqParams};
@@ -203,6 +207,10 @@ pub enum AnyQdisc {
     Cbt(Cbt),
     /// Class-Based Queueing (link sharing).
     Cbq(Cbq),
+    /// Deficit Round Robin.
+    Drr(Drr),
+    /// Core-Stateless Fair Queueing (edge and core in one router).
+    Csfq(Csfq),
 }
 
 macro_rules! dispatch {
@@ -218,6 +226,8 @@ macro_rules! dispatch {
             AnyQdisc::Fred($q) => $e,
             AnyQdisc::Cbt($q) => $e,
             AnyQdisc::Cbq($q) => $e,
+            AnyQdisc::Drr($q) => $e,
+            AnyQdisc::Csfq($q) => $e,
         }
     };
 }

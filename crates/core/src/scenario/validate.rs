@@ -12,7 +12,7 @@ use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
-    AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
+    AnyQdisc, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams,
     RedParams, RioParams,
 };
 use crate::scenario::units::Limit;
@@ -57,11 +57,15 @@ pub enum QueueSpec {
     Cbt(CbtParams),
     /// `kind = "cbq"`
     Cbq(CbqParams),
+    /// `kind = "drr"`
+    Drr(DrrParams),
+    /// `kind = "csfq"`
+    Csfq(CsfqParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
-    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq"];
+    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "drr", "csfq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -77,6 +81,8 @@ impl QueueSpec {
             QueueSpec::Fred(p) => AnyQdisc::Fred(p.validate(path, rate_bps)?),
             QueueSpec::Cbt(p) => AnyQdisc::Cbt(p.validate(path, rate_bps)?),
             QueueSpec::Cbq(p) => AnyQdisc::Cbq(p.validate(path, rate_bps)?),
+            QueueSpec::Drr(p) => AnyQdisc::Drr(p.validate(path)?),
+            QueueSpec::Csfq(p) => AnyQdisc::Csfq(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -92,6 +98,8 @@ impl QueueSpec {
             QueueSpec::Fred(_) => "fred",
             QueueSpec::Cbt(_) => "cbt",
             QueueSpec::Cbq(_) => "cbq",
+            QueueSpec::Drr(_) => "drr",
+            QueueSpec::Csfq(_) => "csfq",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -107,6 +115,8 @@ impl QueueSpec {
             QueueSpec::Fred(p) => serde_json::to_value(p),
             QueueSpec::Cbt(p) => serde_json::to_value(p),
             QueueSpec::Cbq(p) => serde_json::to_value(p),
+            QueueSpec::Drr(p) => serde_json::to_value(p),
+            QueueSpec::Csfq(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -276,6 +286,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "fred" => Ok(QueueSpec::Fred(params::<FredParams>(rest, path)?.filled())),
         "cbt" => Ok(QueueSpec::Cbt(params::<CbtParams>(rest, path)?.filled())),
         "cbq" => Ok(QueueSpec::Cbq(params::<CbqParams>(rest, path)?.filled())),
+        "drr" => Ok(QueueSpec::Drr(params(rest, path)?)),
+        "csfq" => Ok(QueueSpec::Csfq(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
