@@ -590,6 +590,43 @@ mod tests {
         }
     }
 
+    /// Goodputs (b/s) of a 20-ms and a 200-ms Reno flow sharing a 10 Mb/s, 5 ms bottleneck
+    /// (WHITE's Exp. 3 pair, ns-2-like 1000-B packets), under `queue`.
+    fn two_rtt_goodputs(queue: &str) -> (f64, f64) {
+        let text = format!(
+            "[run]\nduration = \"100s\"\nwarmup = \"20s\"\n[topology]\nbottleneck = {{ rate = \"10Mbps\", delay = \"5ms\" }}\n\
+             access = {{ rate = \"100Mbps\", delay = \"1ms\" }}\nreceiver_access = {{ rate = \"100Mbps\", delay = \"0ms\" }}\n\
+             [queue]\n{queue}\n[[flows]]\nkind = \"tcp\"\ncount = 2\nvariant = \"reno\"\nmss = \"1000B\"\nheader_bytes = \"0B\"\n\
+             access_delay = [\"5ms\", \"95ms\"]\nstart_jitter = \"1s\"\n"
+        );
+        let sc = crate::scenario::parse_toml(&text).unwrap();
+        let out = crate::run::simulate(&sc, None, |_| true).unwrap();
+        let flows = out.summary["flows"].as_array().unwrap();
+        let g = |i: usize| flows[i]["goodput_bps"].as_f64().unwrap();
+        (g(0), g(1))
+    }
+
+    // Base RTTs 2·(5 + 5 + 0) = 20 ms and 2·(95 + 5 + 0) = 200 ms, 80 s measured. Tolerances
+    // decided before running (issue #11): drop-tail with a 25-packet buffer more than 2× apart in
+    // favour of the 20-ms flow (TCP goodput ∝ 1/RTT^(1..2) under a shared FIFO); DRR (ns-2
+    // defaults, the same 25000-B buffer) within 20 % of each other (max/min ≤ 1.2).
+
+    #[test]
+    fn droptail_gives_a_20ms_flow_over_twice_the_goodput_of_a_200ms_flow() {
+        let (short, long) = two_rtt_goodputs("kind = \"droptail\"\nlimit = 25");
+        assert!(short > 2.0 * long, "drop-tail: 20 ms {short}, 200 ms {long}");
+    }
+
+    #[test]
+    #[ignore = "fails as specified: DRR 5.73 vs 3.66 Mb/s (1.56x); the 200-ms Reno flow is below \
+                its 5 Mb/s share most of the time (1 segment per 200 ms RTT to climb back after each \
+                halving) and work-conserving DRR hands the unused share to the 20-ms flow; see docs/white.md"]
+    fn drr_gives_20ms_and_200ms_flows_goodputs_within_20_percent() {
+        let (short, long) = two_rtt_goodputs("kind = \"drr\"");
+        assert!(short + long > 9e6, "drr keeps the link busy: {short} + {long}");
+        assert!(short.max(long) / short.min(long) <= 1.2, "drr: 20 ms {short}, 200 ms {long}");
+    }
+
     #[test]
     fn bad_values_are_rejected_naming_the_key() {
         for (text, key) in [("quantum = \"0B\"", "queue.quantum"), ("limit_bytes = \"0B\"", "queue.limit_bytes"), ("limit_pkts = \"10KB\"", "queue.limit_pkts")] {
