@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 
 use super::white::{WhiteFlavour, WhiteParams};
 use super::{
-    AecnParams, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams, RandomDropParams, RedParams,
+    AecnParams, CbqParams, CbtParams, CsfqParams, DrrParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams,
+    FredParams, RandomDropParams, RedParams,
     RioParams,
 };
 
@@ -94,6 +95,8 @@ pub fn catalog() -> Value {
         described::<WhiteParams>(|p| p.filled(WhiteFlavour::Chardonnay)),
         described::<WhiteParams>(|p| p.filled(WhiteFlavour::Chablis)),
         described::<AecnParams>(AecnParams::filled),
+        described::<DrrParams>(std::convert::identity),
+        described::<CsfqParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -346,6 +349,37 @@ fn entries() -> Value {
                 "gentle": "ramp pb from max_p to 1 between max_th and 2*max_th; early decisions there drop (ns-2 marks only below max_th)",
                 "mean_packet_size": "mean packet size for the idle-time decay (ns-2.1b8 mean_pktsize_: 500 B)",
                 "protected_pkts": "no decision on the average while at most this many packets are queued (ns-2 qlen > 1)",
+            },
+        },
+        {
+            "kind": "drr",
+            "aliases": [],
+            "summary": "Deficit Round Robin as ns-2 queue/drr.cc ran it: per-flow (or hashed) bins served round robin with a deficit counter; on overflow drop from the head of the longest bin",
+            "source": "Shreedhar & Varghese 1995; ns-2.1b8 queue/drr.cc; Lee 2002 Sec. 2.1.4, Fig. 2.4; specs/seed001-white.md sec. 2.5; docs/white.md; module docs of qdisc/drr.rs",
+            "params": defaults::<DrrParams>(std::convert::identity),
+            "docs": {
+                "quantum": "bytes added to a bin's deficit when its turn starts (ns-2 quantum_ 250B), >= 1B",
+                "limit_bytes": "byte limit on the whole buffer (ns-2 blimit_ 25000B); over it, drop from the head of the longest bin until under",
+                "limit_pkts": "packet limit on the whole buffer, handled the same way, or \"none\" (ns-2's DRR has none)",
+                "buckets": "0 = one bin per flow (SV95, the fairness ideal); n > 0 = bin flow mod n, colliding flows share a FIFO (ns-2 Tcl default 10, hashing the source address)",
+                "longest": "bytes (ns-2 getMaxflow on bcount) | packets (the thesis's Fig. 2.4 prose): which bin loses on overflow; ties go to the first from the current bin",
+            },
+        },
+        {
+            "kind": "csfq",
+            "aliases": [],
+            "summary": "Core-Stateless Fair Queueing with the router as edge and core: per-flow rate labels, drop with probability max(0, 1 - alpha/label), fair share alpha from aggregate arrival and accepted rates; FIFO",
+            "source": "Stoica, Shenker & Zhang 1998 (eq. 3, Fig. 3, Sec. 2.3.1); Lee 2002 Sec. 2.1.3, Fig. 2.3; specs/seed001-white.md sec. 2.4; docs/white.md; module docs of qdisc/csfq.rs",
+            "params": defaults::<CsfqParams>(std::convert::identity),
+            "docs": {
+                "limit": "FIFO buffer, packets or bytes, finite (default 50 packets: ns-2's default; the thesis's value is lost)",
+                "k": "K, averaging constant of the per-flow rate estimate (SSZ98: 100ms)",
+                "k_alpha": "K_alpha, averaging constant of the aggregate arrival and accepted rates (SSZ98: 200ms)",
+                "k_c": "K_c, time the link must stay congested or uncongested before alpha is updated (200ms = K_alpha; unverified against SSZ98)",
+                "overflow_decrease": "relative cut of alpha on each buffer overflow, in [0, 1) (SSZ98: 1 %); 0 disables",
+                "max_decrease": "largest total cut by overflows between two alpha updates, in [0, 1] (SSZ98: 25 %)",
+                "uncongested_hold": "an uncongested link stays so while the queue is below this fraction of limit, in [0, 1] (SSZ98: half); 0 disables",
+                "alpha_init": "initial alpha as a fraction of the link rate, > 0 (1: no drop before the first update)",
             },
         },
     ])

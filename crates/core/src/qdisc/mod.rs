@@ -13,6 +13,8 @@ pub mod cbq;
 pub mod drop_front;
 pub mod cbt;
 pub mod cbt_classifier;
+pub mod csfq;
+pub mod drr;
 pub mod droptail;
 pub mod early_random_drop;
 pub mod fifo;
@@ -32,6 +34,8 @@ pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
 pub use cbq::{Cbq, CbqClassParams, CbqGroupParams, CbqParams};
 pub use cbt::{Cbt, CbtClassParams, CbtParams};
+pub use csfq::{Csfq, CsfqParams};
+pub use drr::{Drr, DrrParams};
 pub use droptail::{DropTail, DropTailParams};
 pub use early_random_drop::{EarlyRandomDrop, EarlyRandomDropParams};
 pub use fpq::{Fpq, FpqParams};
@@ -215,6 +219,10 @@ pub enum AnyQdisc {
     White(White),
     /// Adaptive ECN (RTT classes, mark-front).
     Aecn(Aecn),
+    /// Deficit Round Robin.
+    Drr(Drr),
+    /// Core-Stateless Fair Queueing (edge and core in one router).
+    Csfq(Csfq),
 }
 
 macro_rules! dispatch {
@@ -232,6 +240,8 @@ macro_rules! dispatch {
             AnyQdisc::Cbq($q) => $e,
             AnyQdisc::White($q) => $e,
             AnyQdisc::Aecn($q) => $e,
+            AnyQdisc::Drr($q) => $e,
+            AnyQdisc::Csfq($q) => $e,
         }
     };
 }

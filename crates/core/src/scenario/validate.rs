@@ -12,8 +12,8 @@ use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
-    AecnParams, AnyQdisc, CbqParams, CbtParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams, FredParams,
-    RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
+    AecnParams, AnyQdisc, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
+    FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpProfile, TcpVariant};
@@ -61,11 +61,16 @@ pub enum QueueSpec {
     White(WhiteFlavour, WhiteParams),
     /// `kind = "aecn"`
     Aecn(AecnParams),
+    /// `kind = "drr"`
+    Drr(DrrParams),
+    /// `kind = "csfq"`
+    Csfq(CsfqParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
-    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis", "aecn"];
+    &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
+      "aecn", "drr", "csfq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -83,6 +88,8 @@ impl QueueSpec {
             QueueSpec::Cbq(p) => AnyQdisc::Cbq(p.validate(path, rate_bps)?),
             QueueSpec::White(f, p) => AnyQdisc::White(p.validate(path, rate_bps, *f)?),
             QueueSpec::Aecn(p) => AnyQdisc::Aecn(p.validate(path, rate_bps)?),
+            QueueSpec::Drr(p) => AnyQdisc::Drr(p.validate(path)?),
+            QueueSpec::Csfq(p) => AnyQdisc::Csfq(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -101,6 +108,8 @@ impl QueueSpec {
             QueueSpec::White(WhiteFlavour::Chardonnay, _) => "chardonnay",
             QueueSpec::White(WhiteFlavour::Chablis, _) => "chablis",
             QueueSpec::Aecn(_) => "aecn",
+            QueueSpec::Drr(_) => "drr",
+            QueueSpec::Csfq(_) => "csfq",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -118,6 +127,8 @@ impl QueueSpec {
             QueueSpec::Cbq(p) => serde_json::to_value(p),
             QueueSpec::White(_, p) => serde_json::to_value(p),
             QueueSpec::Aecn(p) => serde_json::to_value(p),
+            QueueSpec::Drr(p) => serde_json::to_value(p),
+            QueueSpec::Csfq(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -290,6 +301,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "chardonnay" => Ok(QueueSpec::White(WhiteFlavour::Chardonnay, params::<WhiteParams>(rest, path)?.filled(WhiteFlavour::Chardonnay))),
         "chablis" => Ok(QueueSpec::White(WhiteFlavour::Chablis, params::<WhiteParams>(rest, path)?.filled(WhiteFlavour::Chablis))),
         "aecn" => Ok(QueueSpec::Aecn(params::<AecnParams>(rest, path)?.filled())),
+        "drr" => Ok(QueueSpec::Drr(params(rest, path)?)),
+        "csfq" => Ok(QueueSpec::Csfq(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
