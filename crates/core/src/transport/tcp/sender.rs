@@ -25,6 +25,8 @@
 //!   retransmission of rule 4), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
 //!   and sets cwnd = ssthresh. Before recovery, duplicate ACKs carrying SACK blocks already send
 //!   new data while cwnd − pipe ≥ 1 (what ns-3 does; RFC 6675 §5 points to limited transmit).
+//!   An ACK that SACKs new data is a duplicate ACK even when it also advances `snd_una`
+//!   (RFC 6675 §2): DupAcks restarts at 1, new data goes out by pipe, IsLost(snd_una) recovers.
 //! * `limited_transmit` (RFC 3042): without SACK, each of the first two duplicate ACKs sends one
 //!   new segment if no more than cwnd + 2 segments would then be outstanding; cwnd is unchanged.
 //! * `recovery = "prr"` (RFC 6937) replaces inflation/deflation (and, with SACK, cwnd = ssthresh)
@@ -211,12 +213,18 @@ impl TcpSender {
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
         self.integrate(now);
         let sacked_before = self.sacked_count();
+        // RFC 6675 §2: an ACK whose SACK blocks cover data not SACKed before is a duplicate ACK,
+        // "even if it ... moves the cumulative acknowledgment point".
+        let mut new_sack_info = false;
         if cfg.variant == TcpVariant::Sack && ack.sack_len > 0 {
             let una = self.snd_una.max(ack.ack);
-            self.scoreboard.get_or_insert_with(Default::default).update(ack.sack_blocks(), una);
+            let sb = self.scoreboard.get_or_insert_with(Default::default);
+            let known = sb.sacked_above(una.saturating_sub(1));
+            sb.update(ack.sack_blocks(), una);
+            new_sack_info = sb.sacked_above(una.saturating_sub(1)) > known;
         }
         if ack.ack > self.snd_una && ack.ack <= self.snd_max {
-            self.on_new_ack(cfg, now, ack, sacked_before, out);
+            self.on_new_ack(cfg, now, ack, sacked_before, new_sack_info, out);
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(cfg, now, sacked_before, out);
         }
@@ -227,7 +235,8 @@ impl TcpSender {
         self.scoreboard.as_ref().map_or(0, |sb| sb.sacked_above(self.snd_una))
     }
 
-    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, out: &mut Vec<Packet>) {
+    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, new_sack_info: bool,
+                  out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
         // The echo can only over-state a round trip (it may include waiting for a hole or a
         // delayed ACK), so the running minimum is the path's RTT as this flow has seen it.
@@ -251,8 +260,20 @@ impl TcpSender {
         self.dupacks = 0;
         let ece = cfg.ecn && ack.has(FLAG_ECE);
         self.cc.observe_ack(acked, ece, self.snd_una, self.snd_max);
+        // RFC 6675 §5: a cumulative ACK resets DupAcks; if it also carries new SACK information
+        // it is a duplicate ACK (§2) and counts one, and IsLost(HighACK + 1) starts recovery.
+        let sack_dupack = new_sack_info && !self.in_recovery;
+        if sack_dupack {
+            self.dupacks = 1;
+        }
+        let enter_recovery = sack_dupack
+            && self.snd_una >= self.recover // RFC 6675 §5.1 / RFC 6582 §4.1
+            && (self.dupacks >= cfg.dupack_threshold
+                || self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold)));
         let mut restart_timer = true;
-        if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
+        if enter_recovery {
+            // No growth: this ACK starts a loss recovery (step 4 below).
+        } else if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
             // RFC 3168 §6.1.2: reduce once per window of data.
             self.ssthresh = self.cc.ecn_window(window_before);
             self.cwnd = self.ssthresh;
@@ -276,12 +297,18 @@ impl TcpSender {
             self.rto_at = Time::NEVER;
             self.arm_timer(cfg, now);
         }
-        if self.in_recovery && cfg.variant == TcpVariant::Sack {
+        if enter_recovery {
+            let delivered = (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(1) as u32;
+            self.enter_recovery(cfg, now, delivered, out);
+        } else if self.in_recovery && cfg.variant == TcpVariant::Sack {
             if cfg.recovery == Recovery::Classic {
                 self.sack_transmit(cfg, now, out);
             }
         } else if !(self.in_recovery && cfg.recovery == Recovery::Prr) {
             self.send_new(cfg, now, out);
+            if sack_dupack {
+                self.early_transmit(cfg, now, out); // RFC 6675 §5 step (3), by pipe
+            }
         }
     }
 
@@ -344,6 +371,15 @@ impl TcpSender {
             self.early_transmit(cfg, now, out);
             return;
         }
+        // The third duplicate (or the SACK that made snd_una lost) delivered data too.
+        let delivered = if sack { self.sacked_count().saturating_sub(sacked_before).max(1) } else { 1 };
+        self.enter_recovery(cfg, now, delivered, out);
+    }
+
+    /// Fast retransmit and the start of loss recovery (RFC 5681 §3.2 steps 2–3, RFC 6675 §5
+    /// step 4, RFC 6937); `delivered` is the triggering ACK's DeliveredData for PRR.
+    fn enter_recovery(&mut self, cfg: &TcpConfig, now: Time, delivered: u32, out: &mut Vec<Packet>) {
+        let sack = cfg.variant == TcpVariant::Sack;
         let window = self.flight_size(cfg);
         self.ssthresh = self.cc.loss_ssthresh(window); // RFC 5681 (4)
         self.note_window_reduced(cfg);
@@ -358,8 +394,6 @@ impl TcpSender {
         self.partial_ack_seen = false;
         if cfg.recovery == Recovery::Prr {
             self.prr = Prr::start(self.snd_max - self.snd_una);
-            // The third duplicate (or the SACK that made snd_una lost) delivered data too.
-            let delivered = if sack { self.sacked_count().saturating_sub(sacked_before).max(1) } else { 1 };
             self.prr_transmit(cfg, now, delivered, true, out);
             return;
         }

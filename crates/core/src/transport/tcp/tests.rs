@@ -168,6 +168,34 @@ fn sack_sends_new_data_on_the_first_duplicate_acks() {
 }
 
 #[test]
+fn sack_a_cumulative_ack_with_new_sack_blocks_sends_by_pipe() {
+    // RFC 6675 §2: an ACK that SACKs new data is a duplicate ACK even if it moves the cumulative
+    // ACK point. The common case: the receiver holds a delayed ACK for segment 1 when segment 3
+    // arrives out of order (2 lost), and answers both with one ACK.
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c); // 0..10 outstanding
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &sack_ack(2, &[(3, 4)]), &mut out);
+    // cwnd 11; 10, 11, 12 as the window slides, then 13: segment 3 left the network, so pipe is
+    // 10 (2..13 less 3) < cwnd 11 (step 3). Counting 3 as outstanding stops at 12.
+    assert_eq!(seqs(&out), [10, 11, 12, 13]);
+    assert!(!s.in_recovery() && s.cwnd() == 11.0);
+}
+
+#[test]
+fn sack_a_cumulative_ack_that_makes_snd_una_lost_starts_recovery() {
+    // RFC 6675 §5 step (2): IsLost(HighACK + 1) on a duplicate ACK, cumulative or not.
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &sack_ack(2, &[(3, 6)]), &mut out); // three SACKed above segment 2
+    assert!(s.in_recovery());
+    assert_eq!(out[0].seq, 2);
+    assert!(out[0].has(FLAG_RETRANSMIT));
+    assert_eq!(s.stats().fast_retransmits, 1);
+}
+
+#[test]
 fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
     let plain = TcpConfig { initial_window: 10, ..cfg(TcpVariant::NewReno) };
     let c = TcpConfig { limited_transmit: true, ..plain.clone() };
