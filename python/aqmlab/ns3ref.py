@@ -15,8 +15,8 @@ What is matched, and how (docs/validation.md discusses each point):
   discipline's own (time-weighted);
 * TCP: ns-3's ``TcpNewReno`` with classic recovery and SACK on (ns-3's default) is NewReno
   congestion control with RFC 6675 SACK loss recovery, which is aqmlab's ``variant = "sack"``;
-  with ``sack=False`` both run RFC 6582 NewReno without SACK. Limited transmit is off in ns-3
-  (aqmlab does not implement it). IW 10, delayed ACKs every 2nd segment / 200 ms, min RTO 1 s, initial
+  with ``sack=False`` both run RFC 6582 NewReno without SACK. Recovery (classic or PRR) and limited
+  transmit are stated on both sides per scenario; timestamps are on in both. IW 10, delayed ACKs every 2nd segment / 200 ms, min RTO 1 s, initial
   RTO 1 s, G = 1 ms. (A 200 ms minimum RTO with 200 ms delayed ACKs makes ns-3 flows at cwnd 1
   time out spuriously again and again: the lone segment's ACK is delayed as long as the RTO. Both
   simulators would show it; we compare the well-behaved RFC 6298 setting.);

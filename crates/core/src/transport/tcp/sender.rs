@@ -15,7 +15,8 @@
 //!   recovery, ssthresh). RFC 5681's literal `snd_max − snd_una` counts segments the receiver
 //!   already holds after inflation and after go-back-N; ns-2, ns-3 and Linux halve the window.
 //!   A second timeout of the same segment keeps ssthresh (RFC 5681 §3.1's note on eq. (4)).
-//! * Tahoe on three duplicate ACKs sets cwnd = 1 and goes back to `snd_una` (ns-2's Tahoe).
+//! * Tahoe on three duplicate ACKs sets cwnd = 1, goes back to `snd_una` and restarts the
+//!   retransmission timer (4.3BSD-Tahoe, ns-2's Tahoe).
 //! * NewReno leaves recovery on the full ACK with cwnd = ssthresh (RFC 6582 §3.2 step 3, option 2;
 //!   ns-3's classic recovery does the same); a partial ACK retransmits the next hole, deflates the
 //!   window by the amount acknowledged and adds one segment back. The retransmission timer is
@@ -387,6 +388,9 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         if cfg.variant == TcpVariant::Tahoe {
             self.cwnd = 1.0;
+            // 4.3BSD-Tahoe clears the retransmission timer and lets tcp_output start it afresh,
+            // as ns-1/ns-2's Tahoe `reset_rtx_timer` does: go-back-N gets a full RTO.
+            self.rto_at = Time::NEVER;
             self.go_back_n(cfg, now, out);
             return;
         }

@@ -282,7 +282,8 @@ fn reno_leaves_recovery_on_any_new_ack() {
 
 #[test]
 fn tahoe_goes_back_to_one_segment() {
-    let (_, s, out) = three_dupacks(TcpVariant::Tahoe);
+    let (c, s, out) = three_dupacks(TcpVariant::Tahoe);
+    assert_eq!(s.next_wakeup(), Some(ms(101) + s.rto(&c)), "the fast retransmit restarts the timer (BSD, ns-2)");
     assert_eq!(s.cwnd(), 1.0);
     assert_eq!(seqs(&out), [1]);
     assert!(!s.in_recovery());
