@@ -262,6 +262,23 @@ def repro_cbt(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
     click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")
 
 
+@repro.command("white")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/white"),
+              show_default=True, help="Directory for report.md, figures and CSV tables.")
+@click.option("--quick", is_flag=True, help="One seed, a coarse alpha/beta grid on Exp 1, fewer calibration candidates.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def repro_white(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
+    """Lee 2002, WHITE: RED, FRED, CSFQ, DRR, Chardonnay, Chablis on Exps 1-6, and the alpha/beta grid."""
+    from .repro import white
+
+    _writable_dir(out)
+    claims = white.reproduce(out, quick=quick, workers=jobs, quiet=quiet)
+    held = sum(c.holds is True for c in claims)
+    failed = sum(c.holds is False for c in claims)
+    click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")
+
+
 def _writable_dir(out: Path) -> None:
     """Creates `out` or ends with a one-line error saying why it cannot be written."""
     try:

@@ -97,16 +97,22 @@ def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float 
     ns2 = {"variant": "ns2", "wait": True, "gentle": True, "mean_packet_size": "500B"}
     if aqm == "red":
         return {"kind": "red", **red.red_keys(), **ns2}
-    if aqm in ("chardonnay", "chablis"):
-        q = {"kind": aqm, **red.red_keys(), **ns2}
+    if aqm.startswith(("chardonnay", "chablis")):
+        # "_pa": the factor scales RED's spaced probability instead of p_b (spec §2.1.3's
+        # `scale_pa_after_count`); the plain names use the spec's default reading.
+        kind, _, reading = aqm.partition("_")
+        q = {"kind": kind, **red.red_keys(), **ns2}
+        if reading == "pa":
+            q["combine"] = "scale_pa_after_count"
         if alpha is not None:
             q["alpha"] = alpha
         if beta is not None:
             q["beta"] = beta
         return q
     if aqm == "fred":
-        return {"kind": "fred", **red.red_keys(), "variant": "lin-morris", "red_variant": "ns2",
-                "mean_packet_size": "500B"}
+        # FRED's RED underneath is the documented one (aqmlab has no ns-2 FRED; Stoica's code
+        # that the thesis ran is not available): Lin & Morris's full algorithm with minq.
+        return {"kind": "fred", **red.red_keys(), "variant": "lin-morris", "mean_packet_size": "500B"}
     if aqm == "drr":
         q: dict[str, Any] = {"kind": "drr", "limit_bytes": f"{red.limit * PACKET_BYTES}B"}
         if drr_buckets:
