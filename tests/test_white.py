@@ -57,3 +57,26 @@ def test_chablis_marks_instead_of_dropping() -> None:
     q = res.queues.iloc[0]
     assert q["marks"] > 100
     assert q["drops_early"] == 0, "ECN-capable packets are marked, never early-dropped"
+
+
+# ---- `aqmlab repro white --quick` ----
+
+def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) -> None:
+    import pandas as pd
+    from aqmlab.repro import white as repro
+
+    claims = repro.reproduce(tmp_path, quick=True, quiet=True)
+    report = (tmp_path / "report.md").read_text()
+    assert len(claims) >= 15
+    for c in claims:
+        assert f"| {c.ident} |" in report and f"| {c.ident}-pa |" in report
+        assert c.holds in (True, False, None)
+    for name in repro.FIGURES.values():
+        if name in report:
+            assert (tmp_path / name).stat().st_size > 10_000
+    results = pd.read_csv(tmp_path / "results.csv")
+    assert set(results["aqm"]) == set(repro.AQMS)
+    assert set(results["exp"]) == {"exp1", "exp2", "exp3", "exp4", "exp5", "exp6"}
+    # DRR, the fairness ideal, is fairer than RED in Exp 1 (1/RTT bias) whatever the calibration
+    exp1 = results[results["exp"] == "exp1"].groupby("aqm")["jfi"].mean()
+    assert exp1["drr"] > exp1["red"] + 0.1

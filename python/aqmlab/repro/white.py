@@ -136,6 +136,8 @@ def extract_for(exp: S.Experiment):
         out["cluster_series"] = {c: (sources.iloc[:, [i for i, k in enumerate(exp.clusters) if k == c]].sum(axis=1) / 1e6)
                                  .to_numpy() for c in ("robust", "average", "fragile")}
         out["time_s"] = ts["time_s"].to_numpy()
+        if "white_r_formula_ms" in ts:
+            out["r_series"] = (ts["white_r_average_ms"].to_numpy(), ts["white_r_formula_ms"].to_numpy())
         return out
 
     return extract
@@ -251,12 +253,13 @@ def _lone_flow(df: pd.DataFrame, aqm: str, exp: str) -> float:
 
 def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "") -> list[Claim]:
     """The claims, with WHITE read as `reading` ("" = the spec's default, "_pa" = the alternative)."""
-    df = df.copy()
-    grid = grid.copy()
     if reading:
-        for frame in (df, grid):
-            frame.drop(frame.index[frame["aqm"].isin(["chardonnay", "chablis"])], inplace=True)
-            frame["aqm"] = frame["aqm"].str.replace(reading, "", regex=False)
+        def swap(frame: pd.DataFrame) -> pd.DataFrame:
+            kept = frame[~frame["aqm"].isin(["chardonnay", "chablis"])].copy()
+            kept["aqm"] = kept["aqm"].str.replace(reading, "", regex=False)
+            return kept
+
+        df, grid = swap(df), swap(grid)
     out: list[Claim] = []
     periods = list(S.PERIODS)
     base = [a for a in AQMS if not a.endswith("_pa")]
@@ -409,6 +412,20 @@ def figures(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, out: Path) -> None:
         ax.set_xlabel("time (s)")
     save_figure(fig, out, FIGURES["clusters"])
 
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.5), sharey=True)
+    for ax, exp in zip(axes, DYNAMIC):
+        rows = df[(df["aqm"] == "chardonnay") & (df["exp"] == exp)]
+        if len(rows) and isinstance(rows.iloc[0].get("r_series"), tuple):
+            r0 = rows.iloc[0]
+            ax.plot(r0["time_s"], r0["r_series"][0], lw=0.5, color="0.6", label="R_average")
+            ax.plot(r0["time_s"], r0["r_series"][1], lw=1.2, label="R_formula")
+            for t in (30, 60, 90):
+                ax.axvline(t, color="k", lw=0.5)
+            ax.set(title=f"{exp}, Chardonnay (seed {r0['seed']}): router RTT estimates", xlabel="time (s)")
+    axes[0].set_ylabel("ms")
+    axes[0].legend(fontsize=8)
+    save_figure(fig, out, FIGURES["r_formula"])
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
     for ax, aqm in zip(axes, ("chardonnay", "chablis")):
         g = grid[(grid["aqm"] == aqm) & (grid["exp"] == "exp1")].groupby(["alpha", "beta"])["jfi"].mean().unstack()
@@ -437,7 +454,7 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     cl = claims(df, grid, p)
     cl_alt = claims(df, grid, p, "_pa")
     figures(df, grid, p, out)
-    drop_cols = [c for c in df.columns if df[c].map(lambda v: isinstance(v, (dict, np.ndarray))).any()]
+    drop_cols = [c for c in df.columns if df[c].map(lambda v: isinstance(v, (dict, tuple, np.ndarray))).any()]
     df.drop(columns=drop_cols).to_csv(out / "results.csv", index=False)
     grid.drop(columns=[c for c in drop_cols if c in grid.columns]).to_csv(out / "alpha_beta_grid.csv", index=False)
     calib.to_csv(out / "calibration.csv", index=False)
@@ -538,6 +555,8 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         frame_table(_dynamic_table(df)),
         "",
         f"![{FIGURES['clusters']}]({FIGURES['clusters']})",
+        "",
+        f"![{FIGURES['r_formula']}]({FIGURES['r_formula']})",
         "",
         "## Sensitivity (JFI, change from the main runs in brackets)",
         "",
