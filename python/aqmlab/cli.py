@@ -239,10 +239,7 @@ def repro_fpq(out: Path, quick: bool, jobs: int | None, only: tuple[str, ...], q
     if unknown:
         _fail(f"--only {unknown[0]!r} is not an experiment; allowed: {', '.join(known)}")
     _writable_dir(out)
-    claims = fpq.reproduce(out, quick=quick, workers=jobs, quiet=quiet, only=list(only) or None)
-    held = sum(c.holds is True for c in claims)
-    failed = sum(c.holds is False for c in claims)
-    click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")
+    _echo_verdicts(fpq.reproduce(out, quick=quick, workers=jobs, quiet=quiet, only=list(only) or None), out)
 
 
 @repro.command("cbt")
@@ -256,10 +253,7 @@ def repro_cbt(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
     from .repro import cbt
 
     _writable_dir(out)
-    claims = cbt.reproduce(out, quick=quick, workers=jobs, quiet=quiet)
-    held = sum(c.holds is True for c in claims)
-    failed = sum(c.holds is False for c in claims)
-    click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")
+    _echo_verdicts(cbt.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
 
 
 @repro.command("white")
@@ -273,7 +267,11 @@ def repro_white(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
     from .repro import white
 
     _writable_dir(out)
-    claims = white.reproduce(out, quick=quick, workers=jobs, quiet=quiet)
+    _echo_verdicts(white.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
+
+
+def _echo_verdicts(claims, out: Path) -> None:
+    """The one-line summary every reproduction prints."""
     held = sum(c.holds is True for c in claims)
     failed = sum(c.holds is False for c in claims)
     click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")

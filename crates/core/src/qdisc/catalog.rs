@@ -282,25 +282,7 @@ fn entries() -> Value {
             "summary": "WHITE, dropping: ns-2 RED with the early-drop probability scaled per packet by (R_formula/RTT hint)^alpha (robust) or ^beta (fragile); no per-flow state",
             "source": "Lee 2002 ch. 3, Figs. 3.1-3.2, eqs. 3.1-3.6, Sec. 5.1 (alpha 0.65, beta 1.40); specs/seed001-white.md §2.1",
             "params": defaults::<WhiteParams>(|p| p.filled(WhiteFlavour::Chardonnay)),
-            "docs": {
-                "alpha": "exponent of (R_formula/hint) for robust packets (hint < R_formula), 0-10",
-                "beta": "exponent for fragile packets (hint > R_formula), 0-10",
-                "ecn": "mark ECN-capable packets instead of dropping them early",
-                "combine": "where the factor enters RED: scale_pb_before_count (max_p per packet) | scale_pa_after_count | literal_no_count",
-                "scale_in_gentle": "also scale the gentle ramp (ns-2 computes it without max_p)",
-                "rtt_weight": "EWMA weight of R_average per packet (0.1)",
-                "band": "half-width of R_formula's hysteresis band (12.5 ms)",
-                "hold": "time R_average must stay outside the band before R_formula moves (100 ms)",
-                "limit": "hard buffer limit (ns-2 limit_ 50 packets)",
-                "min_th": "RED minimum threshold, packets",
-                "max_th": "RED maximum threshold, packets",
-                "max_p": "RED max_p, in (0, 1]",
-                "weight": "RED averaging weight, in (0, 1]",
-                "variant": "RED underneath: ns2 (default, the code WHITE patched) | documented | altq",
-                "wait": "ns-2 wait_",
-                "gentle": "gentle RED (ns-2.1b8 default true)",
-                "mean_packet_size": "RED idle-decay packet size (ns-2 mean_pktsize_ 500 B)",
-            },
+            "docs": white_docs(),
         },
         {
             "kind": "chablis",
@@ -308,25 +290,7 @@ fn entries() -> Value {
             "summary": "WHITE, marking: as chardonnay but ECN-capable packets are marked CE instead of dropped early (alpha 1.60, beta 1.40)",
             "source": "Lee 2002 ch. 6, Sec. 6.1; specs/seed001-white.md §2.1.5",
             "params": defaults::<WhiteParams>(|p| p.filled(WhiteFlavour::Chablis)),
-            "docs": {
-                "alpha": "exponent of (R_formula/hint) for robust packets (hint < R_formula), 0-10",
-                "beta": "exponent for fragile packets (hint > R_formula), 0-10",
-                "ecn": "mark ECN-capable packets instead of dropping them early",
-                "combine": "where the factor enters RED: scale_pb_before_count (max_p per packet) | scale_pa_after_count | literal_no_count",
-                "scale_in_gentle": "also scale the gentle ramp (ns-2 computes it without max_p)",
-                "rtt_weight": "EWMA weight of R_average per packet (0.1)",
-                "band": "half-width of R_formula's hysteresis band (12.5 ms)",
-                "hold": "time R_average must stay outside the band before R_formula moves (100 ms)",
-                "limit": "hard buffer limit (ns-2 limit_ 50 packets)",
-                "min_th": "RED minimum threshold, packets",
-                "max_th": "RED maximum threshold, packets",
-                "max_p": "RED max_p, in (0, 1]",
-                "weight": "RED averaging weight, in (0, 1]",
-                "variant": "RED underneath: ns2 (default, the code WHITE patched) | documented | altq",
-                "wait": "ns-2 wait_",
-                "gentle": "gentle RED (ns-2.1b8 default true)",
-                "mean_packet_size": "RED idle-decay packet size (ns-2 mean_pktsize_ 500 B)",
-            },
+            "docs": white_docs(),
         },
         {
             "kind": "aecn",
@@ -409,4 +373,27 @@ mod tests {
         let fred = catalog().as_array().unwrap().iter().find(|e| e["kind"] == "fred").unwrap().clone();
         assert_eq!(fred["params"]["above_max_th"], "flow-cap");
     }
+}
+
+/// The keys of `chardonnay` and `chablis` (the same discipline with different α, β and ECN).
+fn white_docs() -> Value {
+    json!({
+        "alpha": "exponent of (R_formula/hint) for robust packets (hint < R_formula), 0-10",
+        "beta": "exponent for fragile packets (hint > R_formula), 0-10",
+        "ecn": "mark ECN-capable packets instead of dropping them early",
+        "combine": "where the factor enters RED: scale_pb_before_count (max_p per packet) | scale_pa_after_count | literal_no_count",
+        "scale_in_gentle": "also scale the gentle ramp (ns-2 computes it without max_p)",
+        "rtt_weight": "EWMA weight of R_average per packet (0.1)",
+        "band": "half-width of R_formula's hysteresis band (12.5 ms)",
+        "hold": "time R_average must stay outside the band before R_formula moves (100 ms)",
+        "limit": "hard buffer limit (ns-2 limit_ 50 packets)",
+        "min_th": "RED minimum threshold, packets",
+        "max_th": "RED maximum threshold, packets",
+        "max_p": "RED max_p, in (0, 1]",
+        "weight": "RED averaging weight, in (0, 1]",
+        "variant": "RED underneath: ns2 (default, the code WHITE patched) | documented | altq",
+        "wait": "ns-2 wait_",
+        "gentle": "gentle RED (ns-2.1b8 default true)",
+        "mean_packet_size": "RED idle-decay packet size (ns-2 mean_pktsize_ 500 B)",
+    })
 }

@@ -68,16 +68,16 @@ pub struct RedParams {
 fn default_limit() -> Limit {
     Limit::Packets(100)
 }
-fn default_min_th() -> f64 {
+pub(super) fn default_min_th() -> f64 {
     5.0
 }
-fn default_max_th() -> f64 {
+pub(super) fn default_max_th() -> f64 {
     15.0
 }
-fn default_max_p() -> f64 {
+pub(super) fn default_max_p() -> f64 {
     0.1
 }
-fn default_weight() -> f64 {
+pub(super) fn default_weight() -> f64 {
     0.002
 }
 fn default_mean_packet_size() -> Bytes {

@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red::{Red, RedParams, RedVariant};
+use super::red::{default_max_p, default_max_th, default_min_th, default_weight, Red, RedParams, RedVariant};
 use super::red_core::{FactorCombine, ProbabilityScale};
 use super::{DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Dur, Rng, Time};
@@ -121,18 +121,6 @@ fn default_hold() -> Duration {
 }
 fn default_limit() -> Limit {
     Limit::Packets(50)
-}
-fn default_min_th() -> f64 {
-    5.0
-}
-fn default_max_th() -> f64 {
-    15.0
-}
-fn default_max_p() -> f64 {
-    0.1
-}
-fn default_weight() -> f64 {
-    0.002
 }
 fn default_variant() -> RedVariant {
     RedVariant::Ns2
