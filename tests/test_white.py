@@ -39,6 +39,20 @@ def test_chardonnay_traces_r_average_and_r_formula_within_the_hints() -> None:
     assert "white_r_formula_ms" not in aqmlab.run(scenario({"kind": "red", **RED})).timeseries
 
 
+def test_edge_stamped_hints_track_the_senders_own() -> None:
+    """`rtt_hint = "edge"`: an ingress edge times one segment per RTT instead of the sender reading
+    every ACK's echo; both measure the same minimum RTT, so the router's R_formula agrees within a
+    few ms (5 ms, set before running: a 1-ms hint quantum plus the coarser sampling)."""
+    sender = aqmlab.run(scenario({"kind": "chardonnay", **RED}))
+    edge_sc = scenario({"kind": "chardonnay", **RED})
+    for f in edge_sc["flows"]:
+        f["rtt_hint"] = "edge"
+    edge = aqmlab.run(edge_sc)
+    late = lambda r: r.timeseries.loc[r.timeseries["time_s"] > 10, "white_r_formula_ms"].to_numpy()
+    assert late(edge).min() > 20
+    assert abs(late(edge).mean() - late(sender).mean()) < 5.0, (late(edge).mean(), late(sender).mean())
+
+
 def test_chardonnay_shifts_early_drops_from_short_to_long_rtt_flows() -> None:
     """Per flow, early drops per packet sent fall with the RTT under Chardonnay (robust flows'
     probability scaled up, fragile flows' down), while RED drops every flow's packets alike."""

@@ -24,7 +24,8 @@ use crate::metrics::frame_decoder::FrameDecoder;
 use crate::traffic::mpeg::MpegSource;
 use crate::traffic::proshare::ProshareSource;
 use crate::traffic::udp::{UdpPattern, UdpSource};
-use crate::transport::tcp::{TcpReceiver, TcpSender, TcpSenderStats};
+use crate::transport::tcp::{RttHintSource, TcpReceiver, TcpSender, TcpSenderStats};
+use super::edge_rtt::EdgeRttMonitor;
 use rand::Rng as _;
 use std::collections::VecDeque;
 
@@ -161,6 +162,8 @@ struct Flow {
     active: bool,
     rng: Rng,
     counters: FlowCounters,
+    /// The ingress edge that stamps RTT hints when the flow's `rtt_hint = "edge"`.
+    edge_rtt: Option<Box<EdgeRttMonitor>>,
 }
 
 struct Bottleneck {
@@ -351,7 +354,12 @@ impl<'s> World<'s> {
                 if f.stop < sc.duration {
                     events.schedule(f.stop, Event::Stop(i as u32));
                 }
+                let edge_rtt = match &f.kind {
+                    FlowKind::Tcp(c) if sc.tcp_configs[*c].rtt_hint == RttHintSource::Edge => Some(Box::default()),
+                    _ => None,
+                };
                 Flow {
+                    edge_rtt,
                     endpoint,
                     direction: f.direction,
                     sender_side: [Access::new(&f.access), Access::new(&f.access)],
@@ -644,6 +652,9 @@ impl<'s> World<'s> {
         let flow = &mut self.flows[f];
         for mut pkt in self.tx_buf.drain(..) {
             pkt.class = class;
+            if let (Some(edge), PacketKind::TcpData) = (flow.edge_rtt.as_mut(), pkt.kind) {
+                edge.on_data_out(&mut pkt, now);
+            }
             let (access, dir) = if from_sender {
                 if now >= self.sc.warmup {
                     flow.counters.packets_sent += 1;
@@ -670,6 +681,9 @@ impl<'s> World<'s> {
             (Endpoint::Tcp { cfg, sender, .. }, PacketKind::TcpAck) => {
                 if !flow.active {
                     return;
+                }
+                if let Some(edge) = flow.edge_rtt.as_mut() {
+                    edge.on_ack_in(pkt.ack, now); // the edge sits at the host's end of the access link
                 }
                 let cfg = &sc.tcp_configs[*cfg as usize];
                 sender.on_ack(cfg, now, &pkt, &mut self.tx_buf);

@@ -1,5 +1,6 @@
 //! Topologies: the dumbbell today; the world type owns the event loop.
 
 pub mod dumbbell;
+pub mod edge_rtt;
 
 pub use dumbbell::{RunError, TimeSeries, World};

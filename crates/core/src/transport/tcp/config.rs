@@ -31,6 +31,16 @@ pub enum Recovery {
     Prr,
 }
 
+/// Who writes Lee 2002's RTT hint into the data packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttHintSource {
+    /// The sender, from every ACK's echoed send time (the thesis's simulations).
+    Sender,
+    /// An ingress edge router at the sender's end of the access link, one sample per RTT.
+    Edge,
+}
+
 /// Delayed-ACK policy of the receiver (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DelayedAck {
@@ -59,6 +69,8 @@ pub struct TcpConfig {
     pub congestion_control: CongestionControl,
     /// Window management in fast recovery.
     pub recovery: Recovery,
+    /// Who stamps the RTT hint.
+    pub rtt_hint: RttHintSource,
     /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Receiver-window cap on the flight size, segments.
@@ -103,6 +115,7 @@ impl Default for TcpConfig {
             congestion_control: CongestionControl::Reno,
             recovery: Recovery::Classic,
             limited_transmit: false,
+            rtt_hint: RttHintSource::Sender,
             mss: 1448,
             header_bytes: 52,
             ack_bytes: 52,

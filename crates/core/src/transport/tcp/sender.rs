@@ -46,7 +46,7 @@ use super::rtt::RttEstimator;
 use super::congestion::CcState;
 use super::prr::Prr;
 use super::scoreboard::Scoreboard;
-use super::{Recovery, TcpConfig, TcpVariant};
+use super::{Recovery, RttHintSource, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
@@ -595,7 +595,9 @@ impl TcpSender {
         p.payload = payload.min(u16::MAX as u32) as u16;
         p.size = payload + cfg.header_bytes;
         p.sent_at = now;
-        p.set_rtt_hint_ms(self.rtt_hint_ms());
+        if cfg.rtt_hint == RttHintSource::Sender {
+            p.set_rtt_hint_ms(self.rtt_hint_ms());
+        }
         if retransmission {
             p.flags |= FLAG_RETRANSMIT;
         } else if cfg.ecn {
