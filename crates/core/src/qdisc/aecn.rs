@@ -60,6 +60,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::fifo::Fifo;
+use super::red::check_thresholds;
 use super::red_core::{RedConfig, RedDecision, RedState, RedVariant};
 use super::{ClassStats, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
@@ -190,18 +191,7 @@ impl AecnParams {
     /// Validates and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Aecn> {
         let key = |k: &str| format!("{path}.{k}");
-        if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
-            return Err(ConfigError::new(key("min_th"), format!("must be a non-negative number, got {}", self.min_th)));
-        }
-        if !(self.max_th.is_finite() && self.max_th >= self.min_th) {
-            return Err(ConfigError::new(
-                key("min_th"),
-                format!("must not exceed max_th: min_th = {}, max_th = {}", self.min_th, self.max_th),
-            ));
-        }
-        if self.max_th <= 0.0 {
-            return Err(ConfigError::new(key("max_th"), format!("must be positive, got {}", self.max_th)));
-        }
+        check_thresholds(path, self.min_th, self.max_th)?;
         for (k, v) in [
             ("max_p_robust", self.max_p_robust),
             ("max_p_average", self.max_p_average),

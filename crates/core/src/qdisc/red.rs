@@ -95,6 +95,21 @@ fn unit_interval(path: &str, key: &str, v: f64) -> ConfigResult<()> {
     }
 }
 
+/// RED's threshold rules, shared by every discipline on the RED core: 0 ≤ min_th ≤ max_th, max_th > 0.
+pub(super) fn check_thresholds(path: &str, min_th: f64, max_th: f64) -> ConfigResult<()> {
+    let key = |k: &str| format!("{path}.{k}");
+    if !(min_th >= 0.0 && min_th.is_finite()) {
+        return Err(ConfigError::new(key("min_th"), format!("must be a non-negative number, got {min_th}")));
+    }
+    if !(max_th.is_finite() && max_th >= min_th) {
+        return Err(ConfigError::new(key("min_th"), format!("must not exceed max_th: min_th = {min_th}, max_th = {max_th}")));
+    }
+    if max_th <= 0.0 {
+        return Err(ConfigError::new(key("max_th"), format!("must be positive, got {max_th}")));
+    }
+    Ok(())
+}
+
 impl RedParams {
     /// The parameters with the variant-dependent default of `wait` written out, for the scenario
     /// echo (`validate --show`) and `aqmlab qdiscs`.
@@ -106,18 +121,7 @@ impl RedParams {
     /// Validates and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Red> {
         let key = |k: &str| format!("{path}.{k}");
-        if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
-            return Err(ConfigError::new(key("min_th"), format!("must be a non-negative number, got {}", self.min_th)));
-        }
-        if !(self.max_th.is_finite() && self.max_th >= self.min_th) {
-            return Err(ConfigError::new(
-                key("min_th"),
-                format!("must not exceed max_th: min_th = {}, max_th = {}", self.min_th, self.max_th),
-            ));
-        }
-        if self.max_th <= 0.0 {
-            return Err(ConfigError::new(key("max_th"), format!("must be positive, got {}", self.max_th)));
-        }
+        check_thresholds(path, self.min_th, self.max_th)?;
         unit_interval(path, "max_p", self.max_p)?;
         unit_interval(path, "weight", self.weight)?;
         if self.mean_packet_size.0 == 0 {
