@@ -233,6 +233,32 @@ impl Red {
     }
 }
 
+/// The `Qdisc` methods of a discipline that wraps a [`Red`] in `self.red` and changes only its
+/// arrivals (FPQ re-tunes it, WHITE scales its probability): everything else is RED's.
+macro_rules! delegate_to_red {
+    () => {
+        fn dequeue(&mut self, now: Time, drops: &mut DropBuf) -> Option<Packet> {
+            self.red.dequeue(now, drops)
+        }
+        fn peek(&self) -> Option<&Packet> {
+            self.red.peek()
+        }
+        fn len_packets(&self) -> usize {
+            self.red.len_packets()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.red.len_bytes()
+        }
+        fn stats(&self) -> &QdiscStats {
+            self.red.stats()
+        }
+        fn average(&self) -> Option<f64> {
+            self.red.average()
+        }
+    };
+}
+pub(crate) use delegate_to_red;
+
 impl Qdisc for Red {
     fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         self.enqueue_scaled(pkt, now, rng, ProbabilityScale::NONE)

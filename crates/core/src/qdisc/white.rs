@@ -298,29 +298,7 @@ impl Qdisc for White {
         self.red.enqueue_scaled(pkt, now, rng, scale)
     }
 
-    fn dequeue(&mut self, now: Time, drops: &mut DropBuf) -> Option<Packet> {
-        self.red.dequeue(now, drops)
-    }
-
-    fn peek(&self) -> Option<&Packet> {
-        self.red.peek()
-    }
-
-    fn len_packets(&self) -> usize {
-        self.red.len_packets()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.red.len_bytes()
-    }
-
-    fn stats(&self) -> &QdiscStats {
-        self.red.stats()
-    }
-
-    fn average(&self) -> Option<f64> {
-        self.red.average()
-    }
+    super::red::delegate_to_red!();
 
     fn rtt_estimates(&self) -> Option<(f64, f64)> {
         Some((self.tracker.r_average, self.tracker.r_formula))
