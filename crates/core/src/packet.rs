@@ -78,6 +78,9 @@ pub struct Packet {
     pub class: u8,
     /// Number of valid entries in `sack`.
     pub sack_len: u8,
+    /// Application delay hint for delay-sensitive disciplines (Kumar 2003 §3: TSQ's 4-bit
+    /// hint 1–16, larger = more delay tolerant); 0 = no hint. Fills the struct's spare byte.
+    pub delay_hint: u8,
     /// Data and UDP: when the sender handed this packet to its access link (for one-way delay;
     /// also the TCP timestamp TSval). TCP ACK: the timestamp it echoes (RFC 7323 TSecr), the
     /// `sent_at` of the data segment the receiver's TS.Recent holds.
@@ -117,6 +120,7 @@ impl Packet {
             flags: 0,
             class: 0,
             sack_len: 0,
+            delay_hint: 0,
             sent_at: Time::ZERO,
             enqueued_at: Time::ZERO,
             sack: [SackBlock { start: 0, end: 0 }; MAX_SACK_BLOCKS],
