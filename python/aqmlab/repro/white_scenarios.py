@@ -128,7 +128,7 @@ def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: boo
     """The dumbbell of `exp` under `queue_spec`."""
     tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
-           "timer_granularity": "100ms", "ecn": ecn}
+           "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn}
     flows: list[dict[str, Any]] = []
     for i, (delay, cluster) in enumerate(zip(exp.access_ms, exp.clusters, strict=True)):
         base = {**tcp, "access_delay": f"{delay:g}ms"}

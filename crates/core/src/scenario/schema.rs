@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::units::{Bytes, Duration, Rate};
-use crate::transport::tcp::{CongestionControl, Recovery, RttHintSource, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -219,6 +219,9 @@ pub struct FlowParams {
     /// RFC 3042 limited transmit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// `none`, `rfc6582` or `ns2`: when duplicate ACKs may start another fast retransmit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_retransmit_guard: Option<FastRetransmitGuard>,
     /// Who writes Lee 2002's RTT hint: `sender` or `edge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_hint: Option<RttHintSource>,

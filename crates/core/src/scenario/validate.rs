@@ -16,7 +16,7 @@ use crate::qdisc::{
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
 use crate::scenario::units::Limit;
-use crate::transport::tcp::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
 use crate::traffic::proshare::ProshareParams;
 use super::media::{mpeg_params, proshare_params, MPEG_KEYS, PROSHARE_KEYS};
@@ -311,14 +311,14 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 }
 
 const TCP_KEYS: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "rtt_hint", "mss", "header_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
     "size_dist", "repeat",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "rtt_hint", "mss", "header_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -360,6 +360,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let congestion_control = *f.congestion_control.get_or_insert(d.congestion_control);
     let recovery = *f.recovery.get_or_insert(d.recovery);
     let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
+    let guard = *f.fast_retransmit_guard.get_or_insert(d.fast_retransmit_guard.unwrap_or(FastRetransmitGuard::for_variant(variant)));
     let rtt_hint = *f.rtt_hint.get_or_insert(d.rtt_hint);
     if recovery == Recovery::Prr && variant == TcpVariant::Tahoe {
         return err(join(path, "recovery"), "\"prr\" needs a variant with fast recovery (reno, newreno or sack), got tahoe");
@@ -451,6 +452,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         congestion_control,
         recovery,
         limited_transmit,
+        fast_retransmit_guard: Some(guard),
         rtt_hint,
         mss: mss as u32,
         header_bytes: header as u32,
