@@ -1,15 +1,21 @@
 # WHITE (Lee 2002) RED baseline in ns-2.35, for cross-checking aqmlab's ns-2-like Reno.
-# Usage: ns white_red.tcl <seed> <duration_s> <warmup_s> <red|droptail> <access_ms...>
+# Usage: ns white_red.tcl <seed> <duration_s> <warmup_s> <red|droptail> <limit> <min_th> <max_th>
+#        <max_p> <access_ms...>   (python -m aqmlab.ns2ref drives it)
 # Mirrors python/aqmlab/repro/white_scenarios.py: 10 Mb/s 5 ms bottleneck, 100 Mb/s access links,
 # Reno, IW 2, window 64, 1000-byte packets with no header added, no delayed ACKs, 100 ms tick,
-# 1 s minimum RTO, 6 s initial RTO, RED limit 30, thresholds 3/9, max_p 0.1, w_q 0.002, gentle.
+# 1 s minimum RTO, 6 s initial RTO, no limited transmit (ns-2.1b8 predates singledup_), ns-2's
+# default bugFix_ (aqmlab: fast_retransmit_guard = "ns2"); RED w_q 0.002, gentle, wait, 500 B.
 # Prints per flow "flow <i> <goodput_bps> <timeouts> <retransmitted packets>" (after warmup; goodput
 # from unique segments acked) and "queue <arrivals> <drops>" for the bottleneck.
 set seed [lindex $argv 0]
 set duration [lindex $argv 1]
 set warmup [lindex $argv 2]
 set qkind [lindex $argv 3]
-set delays [lrange $argv 4 end]
+set limit [lindex $argv 4]
+set min_th [lindex $argv 5]
+set max_th [lindex $argv 6]
+set max_p [lindex $argv 7]
+set delays [lrange $argv 8 end]
 
 ns-random $seed
 set ns [new Simulator]
@@ -22,12 +28,13 @@ Agent/TCP set tcpTick_ 0.1
 Agent/TCP set minrto_ 1.0
 Agent/TCP set rtxcur_init_ 6.0
 Agent/TCP set syn_ false
+Agent/TCP set singledup_ 0
 Agent/TCPSink set packetSize_ 40
 # Overrides for experiments: NS2_TCP="name value ..." sets further Agent/TCP variables.
 if {[info exists env(NS2_TCP)]} { foreach {name value} $env(NS2_TCP) { Agent/TCP set $name $value } }
-Queue/RED set thresh_ 3
-Queue/RED set maxthresh_ 9
-Queue/RED set linterm_ 10
+Queue/RED set thresh_ $min_th
+Queue/RED set maxthresh_ $max_th
+Queue/RED set linterm_ [expr 1.0 / $max_p]
 Queue/RED set q_weight_ 0.002
 Queue/RED set gentle_ true
 Queue/RED set wait_ true
@@ -40,7 +47,7 @@ set r1 [$ns node]
 set r2 [$ns node]
 if {$qkind == "red"} { set q RED } else { set q DropTail }
 $ns duplex-link $r1 $r2 10Mb 5ms $q
-$ns queue-limit $r1 $r2 30
+$ns queue-limit $r1 $r2 $limit
 $ns queue-limit $r2 $r1 1000
 set qmon [$ns monitor-queue $r1 $r2 ""]
 
