@@ -5,7 +5,9 @@ Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the
 * TCP: ns-2.1b8 Reno — IW 2, window 64 packets, 1000-byte packets counted whole (no header added on
   top, so `header_bytes = 0`: goodput counts 1000 B per packet as the thesis's 9.98 Mb/s totals do;
   ACKs then take no wire time), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
-  initial RTO, no timestamps; ECN-Reno for Chablis.
+  initial RTO, no timestamps, ns-2's `bugFix_` (`fast_retransmit_guard = "ns2"`: no second fast
+  retransmit for a loss in the same window); ECN-Reno for Chablis. The RED runs agree with ns-2.35
+  itself within the cross-check's tolerances (docs/validation.md §4, `aqmlab.ns2ref`).
 * Access links 100 Mb/s (sensitivity: 10 Mb/s); start times uniform in [0, 1) s.
 * The RED settings (buffer, thresholds, max_p, w_q) are calibrated once on the RED baseline and
   then used by every AQM (`calibration_profiles`).
