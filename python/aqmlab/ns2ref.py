@@ -12,6 +12,7 @@ means 15 % (25 % for a lone flow, whose goodput varies most from seed to seed).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -28,7 +29,9 @@ from aqmlab.repro import white_scenarios as W
 SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_red.tcl"
 PROFILE = W.RedProfile("thresholds-3-9", 30, 3, 9, 0.1)  # the WHITE reproduction's calibrated RED
 SEEDS = (1, 2, 3, 4, 5)
-CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1", "droptail"))
+CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1-offgrid", "droptail"),
+         ("exp1", "droptail"))
+OFFGRID_STEP_MS = 0.037  # flow i's access delay + i·0.037 ms: no two RTTs a whole number of packet times apart
 
 TOLERANCE = {"goodput": 0.03, "drop_rate": 0.25, "timeouts": 0.30, "jfi": 0.05, "cluster": 0.15, "lone_flow": 0.25}
 
@@ -53,7 +56,7 @@ class Run:
 def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
     """Runs `exp` in ns-2 and parses its per-flow and queue lines."""
     args = [ns_binary(), str(SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", queue, str(PROFILE.limit),
-            f"{PROFILE.min_th:g}", f"{PROFILE.max_th:g}", f"{PROFILE.max_p:g}", *(f"{d:g}" for d in exp.access_ms)]
+            f"{PROFILE.min_th:g}", f"{PROFILE.max_th:g}", f"{PROFILE.max_p:g}", *(f"{d:.6g}" for d in exp.access_ms)]
     proc = subprocess.run(args, capture_output=True, check=True)
     # ns-2 prints a warning per packet for the 0-byte header on the same stdout: keep our lines.
     text = proc.stdout.decode("latin-1")
@@ -124,9 +127,24 @@ class Comparison:
         return out
 
 
+def experiment(name: str) -> W.Experiment:
+    """A WHITE experiment; `<exp>-offgrid` shifts flow i's access delay by i·0.037 ms.
+
+    The thesis's delays are whole multiples of 5 ms, so the RTTs differ by whole numbers of
+    bottleneck packet times (0.8 ms) and ACK-clocked arrivals of different flows reach a full
+    drop-tail queue at the same instant: who gets the freed slot then depends on how each simulator
+    orders simultaneous events (Floyd & Jacobson's phase effects). Off that grid, no ties."""
+    base, _, variant = name.partition("-")
+    exp = W.experiments()[base]
+    if variant == "offgrid":
+        shifted = tuple(d + i * OFFGRID_STEP_MS for i, d in enumerate(exp.access_ms))
+        return dataclasses.replace(exp, name=name, access_ms=shifted)
+    return exp
+
+
 def compare(exp_name: str, queue: str, seeds: tuple[int, ...] = SEEDS) -> Comparison:
     """Runs one case in both simulators over `seeds`."""
-    exp = W.experiments()[exp_name]
+    exp = experiment(exp_name)
     ours = Summary.of(exp, [run_aqmlab(exp, queue, s) for s in seeds])
     theirs = Summary.of(exp, [run_ns2(exp, queue, s) for s in seeds])
     sizes = {c: exp.clusters.count(c) for c in dict.fromkeys(exp.clusters)}

@@ -3,8 +3,9 @@ flows on a 10 Mb/s, 5 ms dumbbell, with the RTT mixes of ch. 5, under each AQM c
 
 Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the report):
 * TCP: ns-2.1b8 Reno — IW 2, window 64 packets, 1000-byte packets counted whole (no header added on
-  top, so `header_bytes = 0`: goodput counts 1000 B per packet as the thesis's 9.98 Mb/s totals do;
-  ACKs then take no wire time), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
+  top, so `header_bytes = 0`: goodput counts 1000 B per packet as the thesis's 9.98 Mb/s totals do),
+  40-byte ACKs (ns-2's `Agent/TCPSink`; their serialisation shifts when ACK-clocked packets reach a
+  full queue, docs/validation.md §4), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
   initial RTO, no timestamps, ns-2's `bugFix_` (`fast_retransmit_guard = "ns2"`: no second fast
   retransmit for a loss in the same window); ECN-Reno for Chablis. The RED runs agree with ns-2.35
   itself within the cross-check's tolerances (docs/validation.md §4, `aqmlab.ns2ref`).
@@ -128,7 +129,7 @@ def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float 
 def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: bool = False,
              access_bps: float = 100e6, bin_s: float = 0.25) -> dict[str, Any]:
     """The dumbbell of `exp` under `queue_spec`."""
-    tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "initial_window": 2,
+    tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "ack_bytes": "40B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
            "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn}
     flows: list[dict[str, Any]] = []

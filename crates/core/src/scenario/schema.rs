@@ -231,6 +231,9 @@ pub struct FlowParams {
     /// Header bytes per data packet on the wire (IP + TCP + options + link layer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_bytes: Option<Bytes>,
+    /// Wire size of a pure ACK (default: `header_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_bytes: Option<Bytes>,
     /// Initial congestion window, segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,

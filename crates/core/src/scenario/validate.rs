@@ -311,14 +311,14 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 }
 
 const TCP_KEYS: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
     "size_dist", "repeat",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -372,6 +372,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let header = f.header_bytes.get_or_insert(Bytes(d.header_bytes as u64)).0;
     if header > 1000 {
         return err(join(path, "header_bytes"), format!("must be at most 1000B, got {header}B"));
+    }
+    let ack_bytes = f.ack_bytes.get_or_insert(Bytes(header)).0;
+    if ack_bytes > 1000 {
+        return err(join(path, "ack_bytes"), format!("must be at most 1000B, got {ack_bytes}B"));
     }
     let iw = *f.initial_window.get_or_insert(d.initial_window);
     if iw == 0 {
@@ -456,7 +460,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         rtt_hint,
         mss: mss as u32,
         header_bytes: header as u32,
-        ack_bytes: header as u32,
+        ack_bytes: ack_bytes as u32,
         initial_window: iw,
         initial_ssthresh: d.initial_ssthresh,
         max_window,
