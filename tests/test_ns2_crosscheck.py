@@ -19,6 +19,14 @@ def test_red_matches_ns2(exp: str) -> None:
     assert not c.failures(), c.failures()
 
 
+@pytest.mark.parametrize("exp", ["exp1", "exp3", "exp4"])
+def test_drr_matches_ns2(exp: str) -> None:
+    """ns-2's Queue/DRR with enough buckets that no two sources share a bin (aqmlab: a bin per flow)."""
+    c = ns2ref.compare(exp, "drr")
+    assert c.ours.drop_rate > 0.01, "the case must exercise DRR's longest-queue drops"
+    assert not c.failures(), c.failures()
+
+
 def test_droptail_matches_ns2_off_the_tie_grid() -> None:
     c = ns2ref.compare("exp1-offgrid", "droptail")
     assert not c.failures(), c.failures()

@@ -1,5 +1,5 @@
 """Cross-check against ns-2.35 (Debian's `ns2` package): the WHITE thesis's static dumbbells (Lee 2002,
-Exps 1–4, 30 Reno flows, 10 Mb/s) under RED and drop-tail, run in both simulators with the same
+Exps 1–4, 30 Reno flows, 10 Mb/s) under RED, drop-tail and DRR, run in both simulators with the same
 settings (`validation/ns2/white_red.tcl` mirrors `aqmlab.repro.white_scenarios`).
 
 Compared per experiment and discipline, seed means: aggregate goodput, drop rate, timeouts, Jain's
@@ -30,7 +30,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_red
 PROFILE = W.RedProfile("thresholds-3-9", 30, 3, 9, 0.1)  # the WHITE reproduction's calibrated RED
 SEEDS = (1, 2, 3, 4, 5)
 CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1-offgrid", "droptail"),
-         ("exp1", "droptail"))
+         ("exp1", "droptail"), ("exp1", "drr"), ("exp3", "drr"), ("exp4", "drr"))
 OFFGRID_STEP_MS = 0.037  # flow i's access delay + i·0.037 ms: no two RTTs a whole number of packet times apart
 
 TOLERANCE = {"goodput": 0.03, "drop_rate": 0.25, "timeouts": 0.30, "jfi": 0.05, "cluster": 0.15, "lone_flow": 0.25}
@@ -70,7 +70,7 @@ def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
 
 def run_aqmlab(exp: W.Experiment, queue: str, seed: int) -> Run:
     """The same experiment in aqmlab (the WHITE reproduction's scenario)."""
-    spec = W.queue("red", PROFILE) if queue == "red" else {"kind": "droptail", "limit": PROFILE.limit}
+    spec = W.queue(queue, PROFILE) if queue in ("red", "drr") else {"kind": "droptail", "limit": PROFILE.limit}
     res = aqmlab.run(W.scenario(exp, spec, seed=seed))
     flows = res.flows.sort_values("id")
     q = res.queues.iloc[0]

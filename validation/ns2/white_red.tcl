@@ -1,5 +1,5 @@
 # WHITE (Lee 2002) RED baseline in ns-2.35, for cross-checking aqmlab's ns-2-like Reno.
-# Usage: ns white_red.tcl <seed> <duration_s> <warmup_s> <red|droptail> <limit> <min_th> <max_th>
+# Usage: ns white_red.tcl <seed> <duration_s> <warmup_s> <red|droptail|drr> <limit> <min_th> <max_th>
 #        <max_p> <access_ms...>   (python -m aqmlab.ns2ref drives it)
 # Mirrors python/aqmlab/repro/white_scenarios.py: 10 Mb/s 5 ms bottleneck, 100 Mb/s access links,
 # Reno, IW 2, window 64, 1000-byte packets with no header added, no delayed ACKs, 100 ms tick,
@@ -45,7 +45,12 @@ Queue/RED set setbit_ false
 
 set r1 [$ns node]
 set r2 [$ns node]
-if {$qkind == "red"} { set q RED } else { set q DropTail }
+# drr: ns-2's Queue/DRR with blimit_ = limit × 1000 B, quantum_ 250 (its default) and enough
+# buckets_ that the 30 sources' hashed addresses fall in separate bins (aqmlab: one bin per flow).
+if {$qkind == "red"} { set q RED } elseif {$qkind == "drr"} { set q DRR } else { set q DropTail }
+Queue/DRR set blimit_ [expr $limit * 1000]
+Queue/DRR set buckets_ 1000
+Queue/DRR set mask_ 0
 $ns duplex-link $r1 $r2 10Mb 5ms $q
 $ns queue-limit $r1 $r2 $limit
 $ns queue-limit $r2 $r1 1000
