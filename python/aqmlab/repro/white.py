@@ -385,6 +385,15 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame) -> None:
                 "(no drop while count·p_b′ < 1) lets robust packets, with several times the p_b′, cross that threshold "
                 "first (inferred from these ratios, not traced packet by packet), so robust flows lose far beyond the factor's ratio and some starve in timeouts. The thesis's "
                 "text does not say which reading it ran; the table below has the claims under the other one.")
+    if "W3" in by and by["W3"].holds is False and "csfq" in set(df["aqm"]):
+        overflow, total = _mean(df, "csfq", "exp3", "forced_drop_pct"), _mean(df, "csfq", "exp3", "drop_pct")
+        robust, fragile = _mean(df, "csfq", "exp3", "robust_loss"), _mean(df, "csfq", "exp3", "fragile_loss")
+        by["W3"].note = (
+            f"Under CSFQ in Exp 3, {overflow:.2f} of the {total:.2f} % drops are buffer overflows, not CSFQ's "
+            f"early drops, and they fall on the lone 20-ms flow: it loses {100 * robust:.1f} % of the packets it "
+            f"sends, the 200-ms flows {100 * fragile:.1f} %. Its rate stays below the fair share, so CSFQ itself "
+            "never drops it; its slow-start bursts after each timeout meet a buffer that CSFQ's α lets fill. "
+            "CSFQ's K_c is unverified (docs/white.md), and the thesis's buffer is lost with its Fig. 4.1.")
     chablis_forced = [_mean(df, "chablis", e, "forced_drop_pct") for e in STATIC]
     chablis_all = [_mean(df, "chablis", e, "drop_pct") for e in STATIC]
     if "W10b" in by and by["W10b"].holds is False:
