@@ -249,6 +249,15 @@ pub struct TimeSeries {
     pub white_r_average_ms: Vec<f64>,
     /// See `white_r_average_ms`.
     pub white_r_formula_ms: Vec<f64>,
+    /// BMRE's internals at the forward bottleneck at each sample (Cho 2002; `Qdisc::bmre_internals`):
+    /// `(name, values)` for mode (0 none / 1 moderate / 2 severe), target_q and vmax_q (bytes), and
+    /// the cumulative Fair Drops, recycled slots and expiries. Empty for other disciplines.
+    pub bmre: Vec<(String, Vec<f64>)>,
+    /// With BMRE and `output.per_flow_timeseries`: per flow, its drop exponent β at the sample
+    /// (NaN while it has no state) ...
+    pub flow_qdisc_beta: Vec<Vec<f64>>,
+    /// ... and BMRE's estimate of its (buffered) rate, bits/s (NaN without state).
+    pub flow_qdisc_rate_bps: Vec<Vec<f64>>,
     /// Transfers that started after the warm-up and completed before the end.
     pub transfers: Vec<TransferRecord>,
     /// Per class tag used by a flow group (ascending): the mean one-way delay of the data packets
@@ -949,6 +958,24 @@ impl<'s> World<'s> {
         if let Some((r_average, r_formula)) = self.links[0].qdisc.rtt_estimates() {
             s.white_r_average_ms.push(r_average);
             s.white_r_formula_ms.push(r_formula);
+        }
+        if let Some(values) = q.bmre_internals() {
+            const NAMES: [&str; 6] = ["bmre_mode", "bmre_target_q_bytes", "bmre_vmax_q_bytes", "bmre_fair_drops", "bmre_recycled", "bmre_expired"];
+            if s.bmre.is_empty() {
+                s.bmre = NAMES.iter().map(|n| (n.to_string(), Vec::new())).collect();
+                if self.sc.output.per_flow_timeseries {
+                    s.flow_qdisc_beta = vec![Vec::new(); self.flows.len()];
+                    s.flow_qdisc_rate_bps = vec![Vec::new(); self.flows.len()];
+                }
+            }
+            for ((_, col), v) in s.bmre.iter_mut().zip(values) {
+                col.push(v);
+            }
+            for (i, (beta, rate)) in s.flow_qdisc_beta.iter_mut().zip(s.flow_qdisc_rate_bps.iter_mut()).enumerate() {
+                let (b, r) = q.flow_internals(i as u32).unwrap_or((f64::NAN, f64::NAN));
+                beta.push(b);
+                rate.push(r);
+            }
         }
         if !s.flow_goodput_bps.is_empty() {
             for (i, f) in self.flows.iter().enumerate() {
