@@ -174,6 +174,11 @@ pub enum FlowKind {
     },
     /// Synthetic Proshare conference (`kind = "proshare"`).
     Proshare(ProshareParams),
+    /// TFRC (RFC 5348; `kind = "tfrc"`): equation-based rate control.
+    Tfrc {
+        /// `s`, bytes on the wire per packet.
+        packet_size: u32,
+    },
 }
 
 /// One flow after expanding `count`.
@@ -337,6 +342,8 @@ const HTTP_KEYS: &[&str] = &[
     "request_delay",
 ];
 const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
+/// Keys of `kind = "tfrc"` (RFC 5348): only the packet size; the rate is TFRC's.
+const TFRC_KEYS: &[&str] = &["packet_size"];
 
 fn present_keys(f: &FlowParams) -> Vec<&'static str> {
     let v = serde_json::to_value(f).expect("flow params serialise");
@@ -578,10 +585,11 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             "udp-cbr" | "udp-poisson" => (false, UDP_KEYS),
             "mpeg" => (false, MPEG_KEYS),
             "proshare" => (false, PROSHARE_KEYS),
+            "tfrc" => (false, TFRC_KEYS),
             other => {
                 return err(
                     join(&path, "kind"),
-                    format!("unknown flow kind \"{other}\"; allowed: tcp, http, udp-cbr, udp-poisson, mpeg, proshare"),
+                    format!("unknown flow kind \"{other}\"; allowed: tcp, http, udp-cbr, udp-poisson, mpeg, proshare, tfrc"),
                 )
             }
         };
@@ -623,6 +631,15 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             (FlowKind::Mpeg { params, playout_deadline }, "mpeg")
         } else if f.kind == "proshare" {
             (FlowKind::Proshare(proshare_params(f, &path)?), "proshare")
+        } else if f.kind == "tfrc" {
+            let size = f.packet_size.get_or_insert(Bytes(1000)).0;
+            if !(UDP_HEADER_BYTES + 1..=65_535).contains(&size) {
+                return err(
+                    join(&path, "packet_size"),
+                    format!("must be between {}B (IP and UDP headers plus a byte) and 65535B, got {size}B", UDP_HEADER_BYTES + 1),
+                );
+            }
+            (FlowKind::Tfrc { packet_size: size as u32 }, "tfrc")
         } else {
             let Some(rate) = f.rate else { return err(join(&path, "rate"), "missing; UDP flows need a rate such as \"1Mbps\"") };
             let size = f.packet_size.get_or_insert(Bytes(1000)).0;

@@ -264,3 +264,63 @@ fn before_any_feedback_the_rate_is_one_packet_per_second_and_halves_at_2s() {
     pair.run(secs(2.01));
     assert_eq!(pair.sender.rate(), 500.0);
 }
+
+/// Goodputs (b/s) of the flows of a dumbbell run of `flows` (TOML `[[flows]]` blocks) over a
+/// 10 Mb/s, 20 ms bottleneck under `queue`, 60 s with 20 s warm-up.
+fn dumbbell(queue: &str, flows: &str, seed: u64) -> serde_json::Value {
+    let text = format!(
+        "[run]\nduration = \"60s\"\nwarmup = \"20s\"\nseed = {seed}\n[topology]\nbottleneck = {{ rate = \"10Mbps\", delay = \"20ms\" }}\n\
+         [queue]\n{queue}\n{flows}"
+    );
+    let sc = crate::scenario::parse_toml(&text).unwrap();
+    crate::run::simulate(&sc, None, |_| true).unwrap().summary
+}
+
+#[test]
+fn a_lone_tfrc_flow_fills_the_link_and_reports() {
+    // Expected: the bottleneck busy (> 90 % of 10 Mb/s of goodput in wire terms less headers),
+    // losses seen (drop-tail overflow), p > 0, R ≥ the 40 ms propagation RTT.
+    let s = dumbbell("kind = \"droptail\"\nlimit = 50", "[[flows]]\nkind = \"tfrc\"\n", 1);
+    let f = &s["flows"][0];
+    assert_eq!(f["kind"], "tfrc");
+    let g = f["goodput_bps"].as_f64().unwrap();
+    assert!(g > 0.9 * 10e6 * 972.0 / 1000.0, "goodput {g}");
+    assert!(f["tfrc_loss_event_rate"].as_f64().unwrap() > 0.0);
+    assert!(f["tfrc_rtt_s"].as_f64().unwrap() >= 0.040);
+    assert!(f["drops"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn tfrc_and_tcp_share_roughly_fairly() {
+    // TCP-friendliness (RFC 5348 §1): 4 TFRC and 4 NewReno flows (1000-B packets) under RED.
+    // Criterion fixed before running: the TFRC mean goodput within a factor 2 of TCP's.
+    let tcp = "[[flows]]\nkind = \"tcp\"\ncount = 4\nmss = \"972B\"\nheader_bytes = \"28B\"\ndelayed_ack = false\nstart_jitter = \"1s\"\n";
+    let tfrc = "[[flows]]\nkind = \"tfrc\"\ncount = 4\nstart_jitter = \"1s\"\n";
+    let s = dumbbell("kind = \"red\"\nlimit = 100\nmin_th = 10\nmax_th = 30\nmax_p = 0.1", &format!("{tcp}{tfrc}"), 2);
+    let flows = s["flows"].as_array().unwrap();
+    let mean = |kind: &str| {
+        let g: Vec<f64> = flows.iter().filter(|f| f["kind"] == kind).map(|f| f["goodput_bps"].as_f64().unwrap()).collect();
+        g.iter().sum::<f64>() / g.len() as f64
+    };
+    let (t, r) = (mean("tcp"), mean("tfrc"));
+    eprintln!("tcp {t} tfrc {r}");
+    assert!(r > t / 2.0 && r < 2.0 * t, "tcp {t}, tfrc {r}");
+}
+
+#[test]
+fn same_seed_same_result() {
+    let flows = "[[flows]]\nkind = \"tfrc\"\ncount = 3\nstart_jitter = \"1s\"\n[[flows]]\nkind = \"tcp\"\nstart_jitter = \"1s\"\n";
+    let a = dumbbell("kind = \"bmre\"", flows, 7);
+    let b = dumbbell("kind = \"bmre\"", flows, 7);
+    assert_eq!(a["flows"], b["flows"]);
+}
+
+#[test]
+fn bad_tfrc_keys_are_rejected() {
+    let text = "[run]\nduration = \"1s\"\n[topology]\nbottleneck = { rate = \"10Mbps\", delay = \"20ms\" }\n[[flows]]\nkind = \"tfrc\"\nrate = \"1Mbps\"\n";
+    let e = crate::scenario::parse_toml(text).unwrap_err().to_string();
+    assert!(e.contains("flows[0].rate") && e.contains("packet_size"), "{e}");
+    let text = text.replace("rate = \"1Mbps\"", "packet_size = \"20B\"");
+    let e = crate::scenario::parse_toml(&text).unwrap_err().to_string();
+    assert!(e.contains("flows[0].packet_size") && e.contains("29B"), "{e}");
+}
