@@ -150,9 +150,6 @@ pub struct BmreParams {
     /// `Timeout_Value`, state lifetime after the last buffered packet. Default 3·K.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<Duration>,
-    /// `BW` in `rate_fair = BW/N_flow`; default the link rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bandwidth: Option<crate::scenario::units::Rate>,
     /// vth: per-flow allowance in the no-congestion mode. Default 8000 B.
     #[serde(default = "default_vth_hi")]
     pub vth_per_flow_hi: Bytes,
@@ -271,13 +268,7 @@ impl BmreParams {
         if !(self.vth_n2 >= self.vth_n1 && self.vth_n2.is_finite()) {
             return Err(ConfigError::new(key("vth_n2"), format!("must be a finite number >= vth_n1 ({}), got {}", self.vth_n1, self.vth_n2)));
         }
-        let bw = match self.bandwidth {
-            Some(r) => r.0,
-            None => link_rate_bps,
-        };
-        if !(bw > 0.0 && bw.is_finite()) {
-            return Err(ConfigError::new(key("bandwidth"), format!("must be a positive rate, got {bw} b/s")));
-        }
+        let bw = link_rate_bps; // BW of rate_fair = BW/N_flow: the link's service rate (spec §2.0)
         let cfg = BmreConfig {
             max_q: self.max_q.0 as f64,
             fd_th: self.fd_th.0 as f64,

@@ -366,7 +366,6 @@ fn entries() -> Value {
                 "beta_init": "beta of a new flow (7.5), in [beta_min, beta_max]",
                 "k": "K, time constant of the per-flow rate estimator (150ms)",
                 "timeout": "state lifetime after the flow's last buffered packet (default 3K = 450ms)",
-                "bandwidth": "BW of rate_fair = BW/N_flow (default the link rate)",
                 "vth_per_flow_hi": "vth = hi*n up to vth_n1 (no congestion; 8000B)",
                 "vth_per_flow_lo": "vth = lo*n above vth_n2 (severe; 4000B)",
                 "vth_n1": "end of the no-congestion mode, flows (30); between n1 and n2 vth is the line from hi*n1 to lo*n2 (R1: flat 240000B)",
