@@ -78,7 +78,8 @@ def cov(bins: np.ndarray, per: int) -> np.ndarray:
         return np.sqrt(((g / total - 1.0) ** 2).sum(axis=0) / (m - 1))
 
 
-def extract_for(n_tcp: int, n_cbr_flows: int, n_tfrc: int, duration_s: float, bin_s: float, *, internals: bool = False):
+def extract_for(n_tcp: int, n_cbr_flows: int, n_tfrc: int, duration_s: float, bin_s: float, packet: int = S.PACKET_BYTES, *,
+                internals: bool = False):
     """The metrics of one run."""
     n = n_tcp + n_cbr_flows + n_tfrc
     fair = S.BW_BPS / n
@@ -87,10 +88,11 @@ def extract_for(n_tcp: int, n_cbr_flows: int, n_tfrc: int, duration_s: float, bi
         f = res.flows.sort_values("id")
         kind = f["kind"].to_numpy()
         # Whole packets as the ns-2 sinks count them: TCP goodput is wire bytes (header_bytes = 0);
-        # UDP's payload excludes its 28-B header, so count delivered datagrams at their wire size.
+        # UDP's and TFRC's payload excludes the 28-B header, so count delivered packets at their wire size.
         g = f["goodput_bps"].to_numpy().astype(float)
         udp = kind == "udp-cbr"
-        g[udp] = f.loc[udp, "packets_delivered"].to_numpy() * S.PACKET_BYTES * 8 / duration_s
+        whole = udp | (kind == "tfrc")
+        g[whole] = f.loc[whole, "packets_delivered"].to_numpy() * packet * 8 / duration_s
         norm = g / fair
         q = res.queues.iloc[0]
         arr = max(float(q["arrivals"]), 1.0)
@@ -145,7 +147,7 @@ def _job(exp: str, aqm: str, n: int, seed: int, p: Plan, *, cbr: int = 0, cbr_bp
     n_tcp = n - cbr - tfrc
     sc = S.scenario(S.queue(aqm, mean_packet=packet, **bmre_keys), n_tcp=n_tcp, n_cbr=cbr, cbr_bps=cbr_bps, n_tfrc=tfrc,
                     packet=packet, duration_s=p.duration_s, seed=seed, bin_s=bin_s, classes=classes)
-    return Job(sc, {"exp": exp, "aqm": aqm, "n": n, "seed": seed}), (n_tcp, cbr, tfrc, bin_s)
+    return Job(sc, {"exp": exp, "aqm": aqm, "n": n, "seed": seed}), (n_tcp, cbr, tfrc, bin_s, packet)
 
 
 def all_jobs(p: Plan) -> list[tuple[Job, Any]]:
@@ -176,8 +178,8 @@ def run_all(p: Plan) -> pd.DataFrame:
     for job, shape in jobs:
         by_shape.setdefault(shape, []).append(job)
     for shape, js in by_shape.items():
-        n_tcp, cbr, tfrc, bin_s = shape
-        rows += run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s), workers=p.workers,
+        n_tcp, cbr, tfrc, bin_s, packet = shape
+        rows += run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, packet), workers=p.workers,
                          desc=f"bmre N={n_tcp + cbr + tfrc}", quiet=p.quiet)
     return pd.DataFrame(rows)
 
@@ -207,8 +209,8 @@ def sensitivity_runs(p: Plan) -> pd.DataFrame:
             job, shape = _job("E4", "bmre", 20, seed, p, cbr=8, cbr_bps=3e6, **keys)
             by_shape.setdefault(shape, []).append(job)
         for shape, js in by_shape.items():
-            n_tcp, cbr, tfrc, bin_s = shape
-            for r in run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s), workers=p.workers,
+            n_tcp, cbr, tfrc, bin_s, packet = shape
+            for r in run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, packet), workers=p.workers,
                               desc=f"sensitivity {name}", quiet=p.quiet):
                 rows.append({"variant": name, **r})
     return pd.DataFrame(rows)
@@ -222,8 +224,8 @@ def internals_runs(p: Plan) -> dict[str, dict[str, Any]]:
              "E4": dict(n=20, cbr=8, cbr_bps=3e6)}
     for name, c in cases.items():
         job, shape = _job(name, "bmre", c["n"], p.seeds[0], p, cbr=c["cbr"], cbr_bps=c["cbr_bps"])
-        n_tcp, cbr, tfrc, bin_s = shape
-        out[name] = run_jobs([job], extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, internals=True),
+        n_tcp, cbr, tfrc, bin_s, packet = shape
+        out[name] = run_jobs([job], extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, packet, internals=True),
                              workers=1, desc=name, quiet=p.quiet)[0]
     return out
 
@@ -345,6 +347,23 @@ def claims(df: pd.DataFrame, p: Plan) -> list[Claim]:
     return cl
 
 
+def _flip_note(r: dict[str, Any] | None) -> str:
+    """Where the E3 N=650 internals run switches from the recycling regime to the other, if it does."""
+    if r is None:
+        return ""
+    ts = r["ts"]
+    rec = ts["bmre_recycled"].diff().fillna(0).to_numpy()
+    t = ts["time_s"].to_numpy()
+    busy = np.flatnonzero(rec > 100)
+    if len(busy) == 0:
+        return " The internals run (E3, N=650, first seed) stays without recycling."
+    after = np.flatnonzero((rec == 0) & (t > t[busy[0]]))
+    if len(after) == 0:
+        return " The internals run (E3, N=650, first seed) stays in the recycling regime."
+    return (f" The internals run (E3, N=650, first seed) switches from recycling to the other regime at t = "
+            f"{t[after[0]]:.1f} s (bmre_internals.png), so a run's regime, not only N, sets the TCP share here.")
+
+
 def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str, Any]], sens: pd.DataFrame, p: Plan) -> None:
     """Attaches to each claim that does not hold a note with the measured quantities that explain
     it (computed here from the runs, not written in advance)."""
@@ -383,7 +402,17 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
                   "the strict reading fails there, the looser one (largest N) is in the 'ours' column. Above 320 flows the "
                   "table is full: recycled slots admit every new flow's first packet without any test, the queue rises to "
                   f"{at('E3', 'bmre', 'mean_queue_bytes', max(p.n_values)) / 1e3:.0f} kB at N={max(p.n_values)} "
-                  f"({at('E3', 'bmre', 'bmre_recycled', max(p.n_values)):.0f} recycles per run).")
+                  f"({at('E3', 'bmre', 'bmre_recycled', max(p.n_values)):.0f} recycles per run). BMRE's E3 queue by N (kB): "
+                  + ", ".join(f"{n}: {v / 1e3:.0f}" for n, v in _mean(df, "E3", "bmre", "mean_queue_bytes").items() if n >= 200)
+                  + ". Above about 320 flows two regimes show. (a) q stays at about fd_th: the per-flow test governs with "
+                  "rate_fair = BW/N_flow, N_flow ≤ 320 ≪ N, and the slots are mostly held by the CBR flows (they never "
+                  "go quiet, so never expire): the CBR flows together get about n_cbr/N_flow of the link, "
+                  + "; ".join(f"N={n}: measured {at('E3', 'bmre', 'cbr_share', n) * n_cbr(n) / n:.2f} vs n_cbr/N_flow "
+                              f"{n_cbr(n) / at('E3', 'bmre', 'bmre_nflow_mean', n):.2f}"
+                              for n in p.n_values if n > 320 and at('E3', 'bmre', 'mean_queue_bytes', n) < 200e3)
+                  + ". (b) q near max_q: every registered flow is Fair-Dropped and nearly every admission is a "
+                  "recycled slot's first packet (a round robin over flows), which leaves TCP more."
+                  + _flip_note(internals.get("E3 N=650")))
     c = by.get("R5b")
     e4 = internals.get("E4")
     if c is not None and c.holds is False and e4 is not None:
@@ -496,7 +525,7 @@ def figures(df: pd.DataFrame, internals: dict[str, dict[str, Any]], out: Path) -
         axes[2].set_xlabel("time (s)")
         for a in axes:
             a.legend(fontsize=7)
-        axes[0].set_title("E4 (12 TCP + 8 CBR at 3 Mb/s), BMRE: β, estimated vs true rate, goodput (Fig. 4.6)")
+        axes[0].set_title("E4 (12 TCP + 8 CBR at 3 Mb/s), BMRE: β, estimated vs true rate, goodput", fontsize=9)
         names.append(save_figure(fig, out, "fig4_6_e4_bmre.png"))
     return names
 
