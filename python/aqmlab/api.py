@@ -182,7 +182,10 @@ class Result:
         ``flow<i>_actual_fps`` and ``flow<i>_playable_fps`` (frames complete / becoming playable at the
         receiver in the bin; docs/results.md); when ``output.per_flow_tcp_state`` is on, per TCP flow
         ``flow<i>_cwnd_segments`` (congestion window averaged over the bin) and ``flow<i>_srtt_s``
-        (smoothed RTT at the bin's end, NaN before the first RTT sample); ``class<t>_delay_s`` is the
+        (smoothed RTT at the bin's end, NaN before the first RTT sample); with BMRE, ``bmre_mode``,
+        ``bmre_target_q_bytes``, ``bmre_vmax_q_bytes``, ``bmre_fair_drops``, ``bmre_recycled``,
+        ``bmre_expired`` and, with per-flow series, ``flow<i>_qdisc_beta`` and
+        ``flow<i>_qdisc_rate_bps`` (β and estimated rate, NaN without state); ``class<t>_delay_s`` is the
         mean one-way delay of the data packets of class tag ``t`` delivered in the bin (NaN when none).
     transfers : pandas.DataFrame
         One row per completed transfer of flows with ``size_dist`` or ``repeat`` that started
@@ -228,6 +231,8 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     for key in ("white_r_average_ms", "white_r_formula_ms"):
         if series[key]:
             cols[key] = series[key]
+    for name, values in series.get("bmre", []):  # BMRE internals (docs/bmre.md)
+        cols[name] = values
     for tag, values in series["class_delay_s"]:
         cols[f"class{tag}_delay_s"] = values
     for name, values in series["class_len_pkts"]:
@@ -238,8 +243,8 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     # Per-flow columns (thousands with HTTP): one 2-D block instead of a dict of lists.
     names: list[str] = []
     rows: list[list[float]] = []
-    for key in ("goodput_bps", "offered_bps"):
-        for i, v in enumerate(series[f"flow_{key}"]):
+    for key in ("goodput_bps", "offered_bps", "qdisc_beta", "qdisc_rate_bps"):
+        for i, v in enumerate(series.get(f"flow_{key}", [])):
             names.append(f"flow{i}_{key}")
             rows.append(v)
     for key in ("actual_fps", "playable_fps", "cwnd_segments", "srtt_s"):

@@ -270,6 +270,23 @@ def repro_white(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
     _echo_verdicts(white.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
 
 
+@repro.command("bmre")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/bmre"),
+              show_default=True, help="Directory for report.md, figures and results.csv.")
+@click.option("--quick", is_flag=True, help="5 values of N, 30-s runs, one seed: a few minutes.")
+@click.option("--seeds", type=click.IntRange(min=1), default=None, help="Seeds per point (default: 1 quick, 2 full).")
+@click.option("--duration", "duration_s", type=click.FloatRange(min=5.0), default=None,
+              help="Run length in seconds (default: 30 quick, 100 full = the thesis's T).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def repro_bmre(out: Path, quick: bool, seeds: int | None, duration_s: float | None, jobs: int | None, quiet: bool) -> None:
+    """Cho 2002, BMRE: BMRE, RED, FRED, DRR on E1-E7 (fairness, CBR protection, queue, CoV, weights)."""
+    from .repro import bmre
+
+    _writable_dir(out)
+    _echo_verdicts(bmre.reproduce(out, quick=quick, workers=jobs, quiet=quiet, seeds=seeds, duration_s=duration_s), out)
+
+
 def _echo_verdicts(claims, out: Path) -> None:
     """The one-line summary every reproduction prints."""
     held = sum(c.holds is True for c in claims)

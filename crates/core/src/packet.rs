@@ -19,6 +19,10 @@ pub enum PacketKind {
     TcpAck,
     /// A UDP datagram.
     Udp,
+    /// A TFRC data packet (RFC 5348; layout in [`crate::transport::tfrc`]).
+    TfrcData,
+    /// A TFRC receiver report (RFC 5348 §6.2; layout in [`crate::transport::tfrc`]).
+    TfrcFeedback,
 }
 
 /// ECN codepoint of the IP header (RFC 3168).
@@ -125,6 +129,11 @@ impl Packet {
             enqueued_at: Time::ZERO,
             sack: [SackBlock { start: 0, end: 0 }; MAX_SACK_BLOCKS],
         }
+    }
+
+    /// Whether this packet travels from receiver to sender (a TCP ACK or a TFRC report).
+    pub fn is_feedback(&self) -> bool {
+        matches!(self.kind, PacketKind::TcpAck | PacketKind::TfrcFeedback)
     }
 
     /// Whether flag bit(s) `f` are set.

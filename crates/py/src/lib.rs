@@ -94,6 +94,9 @@ fn run_scenario(
     d.set_item("flow_estimate", s.flow_estimate)?;
     d.set_item("white_r_average_ms", s.white_r_average_ms)?;
     d.set_item("white_r_formula_ms", s.white_r_formula_ms)?;
+    d.set_item("bmre", s.bmre)?;
+    d.set_item("flow_qdisc_beta", s.flow_qdisc_beta)?;
+    d.set_item("flow_qdisc_rate_bps", s.flow_qdisc_rate_bps)?;
     d.set_item("class_delay_s", s.class_delay_s)?;
     d.set_item("class_len_pkts", s.class_len_pkts)?;
     d.set_item("class_average", s.class_average)?;

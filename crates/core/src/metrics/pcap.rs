@@ -53,7 +53,7 @@ impl<W: Write> PcapWriter<W> {
         let ip = &mut buf[16..];
         let id = pkt.flow + 1;
         let (host_a, host_b) = ([10, 1, (id >> 8) as u8, id as u8], [10, 2, (id >> 8) as u8, id as u8]);
-        let (src, dst) = if pkt.kind == PacketKind::TcpAck { (host_b, host_a) } else { (host_a, host_b) };
+        let (src, dst) = if pkt.is_feedback() { (host_b, host_a) } else { (host_a, host_b) };
         ip[0] = 0x45;
         ip[1] = match pkt.ecn {
             crate::packet::Ecn::NotEct => 0,
@@ -62,17 +62,17 @@ impl<W: Write> PcapWriter<W> {
         };
         ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
         ip[8] = 64;
-        ip[9] = if pkt.kind == PacketKind::Udp { 17 } else { 6 };
+        ip[9] = if is_udp(pkt) { 17 } else { 6 };
         ip[12..16].copy_from_slice(&src);
         ip[16..20].copy_from_slice(&dst);
         let sum = checksum(&ip[0..20]);
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         let port = (5000 + (pkt.flow % 60_000)) as u16;
-        let (sport, dport) = if pkt.kind == PacketKind::TcpAck { (80, port) } else { (port, 80) };
+        let (sport, dport) = if pkt.is_feedback() { (80, port) } else { (port, 80) };
         let t = &mut ip[20..];
         t[0..2].copy_from_slice(&sport.to_be_bytes());
         t[2..4].copy_from_slice(&dport.to_be_bytes());
-        if pkt.kind == PacketKind::Udp {
+        if is_udp(pkt) {
             t[4..6].copy_from_slice(&((ip_len - 20) as u16).to_be_bytes());
         } else {
             let seq = pkt.seq.wrapping_mul(mss);
@@ -113,8 +113,13 @@ impl<W: Write> PcapWriter<W> {
 const MAX_TCP_HEADER: usize = 60;
 
 /// (transport header bytes, IP total length) of `pkt` as written; module doc.
+/// UDP on the wire: plain datagrams and TFRC (RFC 5348 runs over UDP).
+fn is_udp(pkt: &Packet) -> bool {
+    matches!(pkt.kind, PacketKind::Udp | PacketKind::TfrcData | PacketKind::TfrcFeedback)
+}
+
 fn lengths(pkt: &Packet) -> (usize, u32) {
-    if pkt.kind == PacketKind::Udp {
+    if is_udp(pkt) {
         return (8, pkt.size.clamp(28, 65_535));
     }
     let payload = if pkt.kind == PacketKind::TcpData { u32::from(pkt.payload) } else { 0 };

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::white::{WhiteFlavour, WhiteParams};
 use super::{
-    AecnParams, CbqParams, CbtParams, CsfqParams, DrrParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams,
+    AecnParams, BmreParams, CbqParams, CbtParams, CsfqParams, DrrParams, DropFrontParams, DropTailParams, EarlyRandomDropParams, FpqParams,
     FredParams, RandomDropParams, RedParams,
     RioParams,
 };
@@ -97,6 +97,7 @@ pub fn catalog() -> Value {
         described::<AecnParams>(AecnParams::filled),
         described::<DrrParams>(std::convert::identity),
         described::<CsfqParams>(std::convert::identity),
+        described::<BmreParams>(BmreParams::filled),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -222,7 +223,8 @@ fn entries() -> Value {
                 "variant": "parris (Fig. 3.14, the dissertation's many-flows FRED) | lin-morris (published FRED: maxq = max_th_flow_cap above max_th and a 2*avgcq clause, both striking; drop-all above max_th by default)",
                 "above_max_th": "flow-cap (drop only flows holding max_th_flow_cap packets) | drop-all (drop every arrival); default: parris flow-cap, lin-morris drop-all",
                 "red_variant": "RED underneath: documented (Figs. 3.7-3.9, pa = pb/(1-count*pb)) | altq (pa = pb/(2-count*pb), ALTQ idle handling)",
-                "mean_packet_size": "packet size for the idle-time decay (drain rate = link rate / this)",
+                "mean_packet_size": "packet size for the idle-time decay (drain rate = link rate / this); the unit of byte mode",
+                "byte_mode": "lengths, the average, min_th, max_th, minq, max_th_flow_cap in bytes / mean_packet_size; early-drop probability scaled by size / mean_packet_size (Cho 2002's FRED)",
             },
         },
         {
@@ -344,6 +346,33 @@ fn entries() -> Value {
                 "max_decrease": "largest total cut by overflows between two alpha updates, in [0, 1] (SSZ98: 25 %)",
                 "uncongested_hold": "an uncongested link stays so while the queue is below this fraction of limit, in [0, 1] (SSZ98: half); 0 disables",
                 "alpha_init": "initial alpha as a fraction of the link rate, > 0 (1: no drop before the first update)",
+            },
+        },
+        {
+            "kind": "bmre",
+            "aliases": [],
+            "summary": "BMRE: one FIFO, per-flow state for recently buffered flows (max_nflow slots, expiry 3K after the last buffered packet, random recycling of an empty slot when full), virtual limit vth(N_flow), per-flow drop (q_i/max_th_f)^beta_i with beta adapted to the estimated rate over the fair rate, Fair Drop above fd_th; weighted variant",
+            "source": "Cho 2002 (KAIST MS thesis) Ch. 3, eqs. 3.4-3.6, Appendix, Sec. 4.4; specs/seed003-bmre.md sec. 2; docs/bmre.md; module docs of qdisc/bmre.rs",
+            "params": defaults::<BmreParams>(BmreParams::filled),
+            "docs": {
+                "max_q": "physical buffer (Appendix max_q 320000B); literal test q >= max_q before adding the packet",
+                "fd_th": "Fair Drop threshold: q >= fd_th drops every packet of a flow with state (140000B), <= max_q",
+                "max_targetq": "cap on target_q = min(vmax_q/2, max_targetq) (120000B)",
+                "max_nflow": "flow-state slots (320); when full a new flow recycles a random slot holding nothing",
+                "alpha": "beta increase factor (1.2), >= 1",
+                "weight": "EWMA weight w_q of avg_q (0.004), in (0, 1]",
+                "beta_min": "lower clamp of beta (0.5), > 0",
+                "beta_max": "upper clamp of beta (10), >= beta_min",
+                "beta_init": "beta of a new flow (7.5), in [beta_min, beta_max]",
+                "k": "K, time constant of the per-flow rate estimator (150ms)",
+                "timeout": "state lifetime after the flow's last buffered packet (default 3K = 450ms)",
+                "vth_per_flow_hi": "vth = hi*n up to vth_n1 (no congestion; 8000B)",
+                "vth_per_flow_lo": "vth = lo*n above vth_n2 (severe; 4000B)",
+                "vth_n1": "end of the no-congestion mode, flows (30); between n1 and n2 vth is the line from hi*n1 to lo*n2 (R1: flat 240000B)",
+                "vth_n2": "end of the moderate mode, flows (60), >= vth_n1",
+                "count_reset": "on-update (reset count_i in update_beta, default) | never (the Appendix code as printed)",
+                "limit_check": "literal (q >= limit before the packet, overshoot < 1 packet; default) | strict (q + size > limit)",
+                "weighted": "weighted BMRE: weight = class + 1 (class 0-3, the 2 TOS bits); N_flow = sum of weights",
             },
         },
     ])

@@ -50,7 +50,8 @@ impl Protocol {
             Protocol::Tcp => matches!(kind, PacketKind::TcpData | PacketKind::TcpAck),
             Protocol::TcpData => kind == PacketKind::TcpData,
             Protocol::TcpAck => kind == PacketKind::TcpAck,
-            Protocol::Udp => kind == PacketKind::Udp,
+            // TFRC runs over UDP (RFC 5348 §1): its data and reports classify as udp.
+            Protocol::Udp => matches!(kind, PacketKind::Udp | PacketKind::TfrcData | PacketKind::TfrcFeedback),
             Protocol::Any => true,
         }
     }
@@ -62,7 +63,7 @@ fn kind_index(kind: PacketKind) -> usize {
     match kind {
         PacketKind::TcpData => 0,
         PacketKind::TcpAck => 1,
-        PacketKind::Udp => 2,
+        PacketKind::Udp | PacketKind::TfrcData | PacketKind::TfrcFeedback => 2,
     }
 }
 
@@ -70,7 +71,7 @@ fn kind_name(kind: PacketKind) -> &'static str {
     match kind {
         PacketKind::TcpData => "tcp-data",
         PacketKind::TcpAck => "tcp-ack",
-        PacketKind::Udp => "udp",
+        PacketKind::Udp | PacketKind::TfrcData | PacketKind::TfrcFeedback => "udp",
     }
 }
 

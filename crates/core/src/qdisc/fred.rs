@@ -95,6 +95,15 @@
 //!    its column "maxq", which is not FRED's per-flow `maxq`) is
 //!    applied last, to arrivals FRED accepted: an `Overflow` drop, no strike, no average sample,
 //!    and `count = 0` as for every forced drop of the dissertation's RED (Fig. 3.8) and ALTQ.
+//! 10. **Byte mode** (`byte_mode = true`; added for the BMRE reproduction, Cho 2002 §4.1, which
+//!     ran RED and FRED "in byte mode", spec `seed003-bmre.md` §2.13): every length FRED compares
+//!     is in mean-size packets, bytes / `mean_packet_size`: the average samples the queue's bytes,
+//!     `q_len_f` is the flow's bytes, so `min_th`, `max_th`, `minq`, `max_th_flow_cap` and `avgcq`
+//!     are all in that unit (Lin & Morris's "maxq = 2 packets" becomes 2·`mean_packet_size`
+//!     bytes). The early-drop probability is scaled by `size / mean_packet_size` as RED's byte mode
+//!     does (Cho's worked example: 0.2 for a 1000-B packet, 0.008 for a 40-B ACK at
+//!     `max_p = 0.2`). `count` still counts arrivals. Example: `min_th = 53`, `max_th = 160`,
+//!     `minq = 2`, `mean_packet_size = 1000B` are Cho's 53 kB / 160 kB / 2000 B.
 //!
 //! # Drop kinds and counters
 //!
@@ -190,6 +199,11 @@ pub struct FredParams {
     /// 1000 B (1250 packets/s at 10 Mb/s; ALTQ's default 800 µs per packet).
     #[serde(default = "default_mean_packet_size")]
     pub mean_packet_size: Bytes,
+    /// Byte mode (choice 10): queue lengths, the average and the per-flow tests in bytes /
+    /// `mean_packet_size`, the early-drop probability scaled by `size / mean_packet_size`.
+    /// Default false (packets, as the dissertation ran it).
+    #[serde(default)]
+    pub byte_mode: bool,
 }
 
 fn default_limit() -> Limit {
@@ -266,7 +280,7 @@ impl FredParams {
             weight: self.weight,
             wait: false,
             gentle: false,
-            byte_mode: false,
+            byte_mode: self.byte_mode,
             mean_packet_size: mean,
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: 1, // unused: FRED's tests replace RED's decide()
@@ -293,6 +307,8 @@ pub struct FredCounters {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct FlowState {
     qlen: u32,
+    /// Bytes queued (the byte-mode length).
+    qbytes: u64,
     strikes: u32,
 }
 
@@ -358,6 +374,20 @@ impl Fred {
         self.count
     }
 
+    /// How much `flow` holds in FRED's unit: packets, or bytes / `mean_packet_size` in byte mode.
+    pub fn flow_units(&self, flow: FlowId) -> f64 {
+        self.flows.get(&flow).map_or(0.0, |f| self.units_of(f))
+    }
+
+    fn units_of(&self, f: &FlowState) -> f64 {
+        if self.cfg.byte_mode { f.qbytes as f64 / self.cfg.mean_packet_size } else { f.qlen as f64 }
+    }
+
+    /// The queue in FRED's unit (packets, or mean-size packets in byte mode).
+    fn queued_units(&self) -> f64 {
+        if self.cfg.byte_mode { self.fifo.bytes() as f64 / self.cfg.mean_packet_size } else { self.fifo.len() as f64 }
+    }
+
     /// Packets of `flow` queued.
     pub fn flow_qlen(&self, flow: FlowId) -> u32 {
         self.flows.get(&flow).map_or(0, |f| f.qlen)
@@ -376,7 +406,7 @@ impl Fred {
     /// Fig. 3.13's `compute_avg`: one update of the average (the idle decay if idle, else one
     /// sample of the current queue), then `avgcq`.
     fn compute_avg(&mut self, now: Time) {
-        self.red.update_average(&self.cfg, self.fifo.len() as f64, now);
+        self.red.update_average(&self.cfg, self.queued_units(), now);
         let avg = self.red.average();
         let n = self.flows.len();
         self.avgcq = if n > 0 { avg / n as f64 } else { avg }.max(1.0);
@@ -398,9 +428,13 @@ impl Fred {
     }
 
     /// RED's early-drop test (Fig. 3.9) with FRED's `count`.
-    fn drop_early(&self, avg: f64, rng: &mut Rng) -> bool {
+    fn drop_early(&self, avg: f64, size: u32, rng: &mut Rng) -> bool {
         let pb = self.cfg.base_probability(avg);
-        let pa = self.cfg.spaced_probability(pb, self.count as f64);
+        let mut pa = self.cfg.spaced_probability(pb, self.count as f64);
+        if self.cfg.byte_mode && pa < 1.0 {
+            // Byte mode (choice 10): as RED's, pa scaled by the packet's size in mean packets.
+            pa = (pa * size as f64 / self.cfg.mean_packet_size).min(1.0);
+        }
         pa >= 1.0 || rng.gen::<f64>() < pa
     }
 
@@ -418,14 +452,14 @@ impl Fred {
 impl Qdisc for Fred {
     fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
-        let (qlen, strikes) = self.flows.get(&pkt.flow).map_or((0, 0), |f| (f.qlen, f.strikes));
+        let strikes = self.flows.get(&pkt.flow).map_or(0, |f| f.strikes);
+        let q = self.flow_units(pkt.flow);
         let was_idle = self.red.is_idle();
         if self.fifo.is_empty() {
             self.compute_avg(now);
         }
         let avg = self.red.average();
         let above = avg >= self.cfg.max_th;
-        let q = qlen as f64;
 
         if let Some(clause) = self.fair_share(q, strikes, above) {
             if let Some(f) = self.flows.get_mut(&pkt.flow) {
@@ -443,13 +477,13 @@ impl Qdisc for Fred {
             self.count = -1;
         } else if !above {
             self.count = self.count.saturating_add(1);
-            if q >= self.minq.max(self.avgcq) && self.drop_early(avg, rng) {
+            if q >= self.minq.max(self.avgcq) && self.drop_early(avg, pkt.size, rng) {
                 self.count = 0;
                 return self.drop(DropKind::Early, now, was_idle);
             }
         } else {
             let dropped = match self.above_max_th {
-                AboveMaxTh::FlowCap => qlen >= self.flow_cap,
+                AboveMaxTh::FlowCap => q >= self.flow_cap as f64,
                 AboveMaxTh::DropAll => true,
             };
             if dropped {
@@ -465,6 +499,7 @@ impl Qdisc for Fred {
         }
         let f = self.flows.entry(pkt.flow).or_default();
         f.qlen = f.qlen.saturating_add(1);
+        f.qbytes += u64::from(pkt.size);
         self.compute_avg(now);
         self.fifo.push(pkt, now);
         self.stats.enqueues += 1;
@@ -480,6 +515,7 @@ impl Qdisc for Fred {
         let drained = match self.flows.get_mut(&pkt.flow) {
             Some(f) => {
                 f.qlen = f.qlen.saturating_sub(1);
+                f.qbytes = f.qbytes.saturating_sub(u64::from(pkt.size));
                 f.qlen == 0
             }
             None => false,
@@ -1026,5 +1062,46 @@ packet_size = "1000B"
         let (parris, lin_morris) = (mean_len("parris"), mean_len("lin-morris"));
         assert!(parris > 100.0, "parris mean queue {parris}");
         assert!(lin_morris < 70.0, "lin-morris mean queue {lin_morris}");
+    }
+
+    #[test]
+    fn byte_mode_counts_bytes_against_the_thresholds() {
+        // Cho 2002's FRED: min_th 53, max_th 160 (kB as 1000-B mean packets), minq 2000 B. A flow
+        // of 500-B packets holds 2 mean packets after 4 of them, so the per-flow cap min_th = 5
+        // mean packets (5000 B) is reached after 10 small packets, not 5.
+        let text = "byte_mode = true\nmin_th = 5\nmax_th = 160\nlimit = \"320000B\"\nweight = 0.002";
+        let q = params(text).validate("queue", 20e6).unwrap();
+        let mut t = Trace { q, rng: stream(1, StreamId::Queue(0)), buf: DropBuf::new(), now: Time::ZERO };
+        let mut v = Vec::new();
+        for _ in 0..11 {
+            v.push(t.q.enqueue(pkt(1, 500), t.now, &mut t.rng, &mut t.buf));
+            check(&t.q);
+        }
+        assert!(v[..10].iter().all(|x| *x == ACCEPT), "{v:?}");
+        assert_eq!(v[10], FORCED, "q_len_f = 5000 B = min_th");
+        assert_eq!(t.q.flow_units(1), 5.0);
+        assert_eq!(t.q.flow_qlen(1), 10);
+        // The same in packet mode: the cap is 5 packets whatever their size.
+        let q = params("min_th = 5\nmax_th = 160\nweight = 0.002").validate("queue", 20e6).unwrap();
+        let mut t = Trace { q, rng: stream(1, StreamId::Queue(0)), buf: DropBuf::new(), now: Time::ZERO };
+        let v: Vec<_> = (0..6).map(|_| t.q.enqueue(pkt(1, 500), t.now, &mut t.rng, &mut t.buf)).collect();
+        assert_eq!(v[5], FORCED);
+    }
+
+    #[test]
+    fn byte_mode_scales_the_early_drop_probability_by_size() {
+        // Hand calculation: with count = 0, pa = pb; byte mode multiplies by size/mean. Cho's worked
+        // example (spec §5.2): at pb = 0.2 a 1000-B packet is dropped w.p. 0.2, a 40-B ACK w.p. 0.008.
+        let q = params("byte_mode = true\nmax_p = 0.2").validate("queue", 20e6).unwrap();
+        let mut fred = q;
+        fred.count = 0;
+        let avg = fred.cfg.min_th + (fred.cfg.max_th - fred.cfg.min_th); // pb = max_p just at max_th
+        let hits = |fred: &Fred, size: u32| {
+            let mut rng = stream(9, StreamId::Queue(0));
+            (0..200_000).filter(|_| fred.drop_early(avg - 1e-9, size, &mut rng)).count() as f64 / 200_000.0
+        };
+        let (big, ack) = (hits(&fred, 1000), hits(&fred, 40));
+        assert!((big - 0.2).abs() < 0.005, "1000 B: {big}");
+        assert!((ack - 0.008).abs() < 0.001, "40 B: {ack}");
     }
 }

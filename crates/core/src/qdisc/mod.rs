@@ -8,6 +8,7 @@
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
 pub mod aecn;
+pub mod bmre;
 pub mod catalog;
 pub mod cbq;
 pub mod drop_front;
@@ -30,6 +31,7 @@ use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
 
 pub use aecn::{Aecn, AecnParams};
+pub use bmre::{Bmre, BmreParams};
 pub use catalog::catalog;
 pub use drop_front::{DropFront, DropFrontParams};
 pub use cbq::{Cbq, CbqClassParams, CbqGroupParams, CbqParams};
@@ -196,6 +198,15 @@ pub trait Qdisc {
     fn take_front_mark(&mut self) -> Option<FlowId> {
         None
     }
+    /// A per-flow discipline's state of `flow`: (drop exponent, estimated rate bits/s), if it
+    /// keeps state for it now (BMRE's β and rate).
+    fn flow_internals(&self, _flow: FlowId) -> Option<(f64, f64)> {
+        None
+    }
+    /// BMRE's internals: [mode 0/1/2, target_q B, vmax_q B, Fair Drops, recycled slots, expiries].
+    fn bmre_internals(&self) -> Option<[f64; 6]> {
+        None
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -228,6 +239,8 @@ pub enum AnyQdisc {
     Drr(Drr),
     /// Core-Stateless Fair Queueing (edge and core in one router).
     Csfq(Csfq),
+    /// Buffer Management based on Rate Estimation (Cho 2002).
+    Bmre(Bmre),
 }
 
 macro_rules! dispatch {
@@ -247,6 +260,7 @@ macro_rules! dispatch {
             AnyQdisc::Aecn($q) => $e,
             AnyQdisc::Drr($q) => $e,
             AnyQdisc::Csfq($q) => $e,
+            AnyQdisc::Bmre($q) => $e,
         }
     };
 }
@@ -299,5 +313,11 @@ impl Qdisc for AnyQdisc {
     #[inline]
     fn take_front_mark(&mut self) -> Option<FlowId> {
         dispatch!(self, q => q.take_front_mark())
+    }
+    fn flow_internals(&self, flow: FlowId) -> Option<(f64, f64)> {
+        dispatch!(self, q => q.flow_internals(flow))
+    }
+    fn bmre_internals(&self) -> Option<[f64; 6]> {
+        dispatch!(self, q => q.bmre_internals())
     }
 }

@@ -12,7 +12,7 @@ use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
-    AecnParams, AnyQdisc, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
+    AecnParams, AnyQdisc, BmreParams, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
 use crate::scenario::units::Limit;
@@ -65,12 +65,15 @@ pub enum QueueSpec {
     Drr(DrrParams),
     /// `kind = "csfq"`
     Csfq(CsfqParams),
+    /// `kind = "bmre"`
+    Bmre(BmreParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
-      "aecn", "drr", "csfq"];
+      "aecn", "drr", "csfq",
+      "bmre"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -90,6 +93,7 @@ impl QueueSpec {
             QueueSpec::Aecn(p) => AnyQdisc::Aecn(p.validate(path, rate_bps)?),
             QueueSpec::Drr(p) => AnyQdisc::Drr(p.validate(path)?),
             QueueSpec::Csfq(p) => AnyQdisc::Csfq(p.validate(path, rate_bps)?),
+            QueueSpec::Bmre(p) => AnyQdisc::Bmre(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -110,6 +114,7 @@ impl QueueSpec {
             QueueSpec::Aecn(_) => "aecn",
             QueueSpec::Drr(_) => "drr",
             QueueSpec::Csfq(_) => "csfq",
+            QueueSpec::Bmre(_) => "bmre",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -129,6 +134,7 @@ impl QueueSpec {
             QueueSpec::Aecn(p) => serde_json::to_value(p),
             QueueSpec::Drr(p) => serde_json::to_value(p),
             QueueSpec::Csfq(p) => serde_json::to_value(p),
+            QueueSpec::Bmre(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -168,6 +174,11 @@ pub enum FlowKind {
     },
     /// Synthetic Proshare conference (`kind = "proshare"`).
     Proshare(ProshareParams),
+    /// TFRC (RFC 5348; `kind = "tfrc"`): equation-based rate control.
+    Tfrc {
+        /// `s`, bytes on the wire per packet.
+        packet_size: u32,
+    },
 }
 
 /// One flow after expanding `count`.
@@ -303,6 +314,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "aecn" => Ok(QueueSpec::Aecn(params::<AecnParams>(rest, path)?.filled())),
         "drr" => Ok(QueueSpec::Drr(params(rest, path)?)),
         "csfq" => Ok(QueueSpec::Csfq(params(rest, path)?)),
+        "bmre" => Ok(QueueSpec::Bmre(params::<BmreParams>(rest, path)?.filled())),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
@@ -330,6 +342,8 @@ const HTTP_KEYS: &[&str] = &[
     "request_delay",
 ];
 const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
+/// Keys of `kind = "tfrc"` (RFC 5348): only the packet size; the rate is TFRC's.
+const TFRC_KEYS: &[&str] = &["packet_size"];
 
 fn present_keys(f: &FlowParams) -> Vec<&'static str> {
     let v = serde_json::to_value(f).expect("flow params serialise");
@@ -577,10 +591,11 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             "udp-cbr" | "udp-poisson" => (false, UDP_KEYS),
             "mpeg" => (false, MPEG_KEYS),
             "proshare" => (false, PROSHARE_KEYS),
+            "tfrc" => (false, TFRC_KEYS),
             other => {
                 return err(
                     join(&path, "kind"),
-                    format!("unknown flow kind \"{other}\"; allowed: tcp, http, udp-cbr, udp-poisson, mpeg, proshare"),
+                    format!("unknown flow kind \"{other}\"; allowed: tcp, http, udp-cbr, udp-poisson, mpeg, proshare, tfrc"),
                 )
             }
         };
@@ -622,6 +637,15 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             (FlowKind::Mpeg { params, playout_deadline }, "mpeg")
         } else if f.kind == "proshare" {
             (FlowKind::Proshare(proshare_params(f, &path)?), "proshare")
+        } else if f.kind == "tfrc" {
+            let size = f.packet_size.get_or_insert(Bytes(1000)).0;
+            if !(UDP_HEADER_BYTES + 1..=65_535).contains(&size) {
+                return err(
+                    join(&path, "packet_size"),
+                    format!("must be between {}B (IP and UDP headers plus a byte) and 65535B, got {size}B", UDP_HEADER_BYTES + 1),
+                );
+            }
+            (FlowKind::Tfrc { packet_size: size as u32 }, "tfrc")
         } else {
             let Some(rate) = f.rate else { return err(join(&path, "rate"), "missing; UDP flows need a rate such as \"1Mbps\"") };
             let size = f.packet_size.get_or_insert(Bytes(1000)).0;

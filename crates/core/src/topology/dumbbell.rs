@@ -25,6 +25,7 @@ use crate::traffic::mpeg::MpegSource;
 use crate::traffic::proshare::ProshareSource;
 use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{RttHintSource, TcpReceiver, TcpSender, TcpSenderStats};
+use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use super::edge_rtt::EdgeRttMonitor;
 use rand::Rng as _;
 use std::collections::VecDeque;
@@ -76,6 +77,8 @@ enum Endpoint {
     Udp { source: UdpSource, delivered_payload: u64 },
     /// A multimedia source; `decoder` (MPEG only) does the receiver's frame accounting.
     Media { source: MediaSource, decoder: Option<FrameDecoder>, delivered_payload: u64 },
+    /// TFRC (RFC 5348): its timers ride on `SenderTimer` / `ReceiverTimer` like TCP's.
+    Tfrc { sender: TfrcSender, receiver: TfrcReceiver, sender_timer_at: Time, receiver_timer_at: Time, delivered_payload: u64 },
 }
 
 /// The multimedia sources.
@@ -249,6 +252,15 @@ pub struct TimeSeries {
     pub white_r_average_ms: Vec<f64>,
     /// See `white_r_average_ms`.
     pub white_r_formula_ms: Vec<f64>,
+    /// BMRE's internals at the forward bottleneck at each sample (Cho 2002; `Qdisc::bmre_internals`):
+    /// `(name, values)` for mode (0 none / 1 moderate / 2 severe), target_q and vmax_q (bytes), and
+    /// the cumulative Fair Drops, recycled slots and expiries. Empty for other disciplines.
+    pub bmre: Vec<(String, Vec<f64>)>,
+    /// With BMRE and `output.per_flow_timeseries`: per flow, its drop exponent β at the sample
+    /// (NaN while it has no state) ...
+    pub flow_qdisc_beta: Vec<Vec<f64>>,
+    /// ... and BMRE's estimate of its (buffered) rate, bits/s (NaN without state).
+    pub flow_qdisc_rate_bps: Vec<Vec<f64>>,
     /// Transfers that started after the warm-up and completed before the end.
     pub transfers: Vec<TransferRecord>,
     /// Per class tag used by a flow group (ascending): the mean one-way delay of the data packets
@@ -347,6 +359,13 @@ impl<'s> World<'s> {
                     FlowKind::Proshare(ref params) => Endpoint::Media {
                         source: MediaSource::Proshare(ProshareSource::new(params.clone(), &mut rng)),
                         decoder: None,
+                        delivered_payload: 0,
+                    },
+                    FlowKind::Tfrc { packet_size } => Endpoint::Tfrc {
+                        sender: TfrcSender::new(i as u32, packet_size),
+                        receiver: TfrcReceiver::new(i as u32),
+                        sender_timer_at: Time::NEVER,
+                        receiver_timer_at: Time::NEVER,
                         delivered_payload: 0,
                     },
                 };
@@ -491,7 +510,7 @@ impl<'s> World<'s> {
     // ---- bottleneck ----
 
     fn arrive(&mut self, now: Time, dir: Dir, pkt: Packet) {
-        if !self.last_offered.is_empty() && pkt.kind != PacketKind::TcpAck {
+        if !self.last_offered.is_empty() && !pkt.is_feedback() {
             // Offered load (per-flow series only): every data arrival, before loss and verdict.
             self.flows[pkt.flow as usize].counters.offered_bytes += pkt.size as u64;
         }
@@ -502,12 +521,12 @@ impl<'s> World<'s> {
                 link.monitor.link_losses += 1;
                 self.flows[pkt.flow as usize].counters.drops += 1;
             }
-            if pkt.kind != PacketKind::TcpAck && pkt.sent_at >= self.sc.warmup {
+            if !pkt.is_feedback() && pkt.sent_at >= self.sc.warmup {
                 self.flows[pkt.flow as usize].counters.lost_sent_after_warmup += 1;
             }
             return;
         }
-        if dir == 0 && pkt.kind != PacketKind::TcpAck {
+        if dir == 0 && !pkt.is_feedback() {
             if let Some((fc, rng)) = self.flow_counter.as_mut() {
                 fc.observe(pkt.flow, now, rng);
             }
@@ -529,7 +548,7 @@ impl<'s> World<'s> {
             Verdict::Dropped(_) if measuring => counters.drops += 1,
             Verdict::Marked | Verdict::Dropped(_) => {}
         }
-        if matches!(verdict, Verdict::Dropped(_)) && pkt.kind != PacketKind::TcpAck && pkt.sent_at >= self.sc.warmup {
+        if matches!(verdict, Verdict::Dropped(_)) && !pkt.is_feedback() && pkt.sent_at >= self.sc.warmup {
             counters.lost_sent_after_warmup += 1;
         }
         // A mark the discipline put on a queued packet instead of the arrival (AECN).
@@ -565,7 +584,7 @@ impl<'s> World<'s> {
             if measuring {
                 self.flows[p.flow as usize].counters.drops += 1;
             }
-            if p.kind != PacketKind::TcpAck && p.sent_at >= self.sc.warmup {
+            if !p.is_feedback() && p.sent_at >= self.sc.warmup {
                 self.flows[p.flow as usize].counters.lost_sent_after_warmup += 1;
             }
         }
@@ -615,13 +634,13 @@ impl<'s> World<'s> {
             if let Some(w) = self.pcap.as_mut() {
                 let mss = match self.flows[pkt.flow as usize].endpoint {
                     Endpoint::Tcp { cfg, .. } => self.sc.tcp_configs[cfg as usize].mss,
-                    Endpoint::Udp { .. } | Endpoint::Media { .. } => 1,
+                    Endpoint::Udp { .. } | Endpoint::Media { .. } | Endpoint::Tfrc { .. } => 1,
                 };
                 w.capture(now, &pkt, mss);
             }
         }
         let flow = &mut self.flows[pkt.flow as usize];
-        let to_host = if pkt.kind == PacketKind::TcpAck {
+        let to_host = if pkt.is_feedback() {
             flow.sender_side[1].pass(at_router, pkt.size)
         } else {
             if end >= self.sc.warmup && end <= self.sc.duration {
@@ -675,7 +694,7 @@ impl<'s> World<'s> {
     }
 
     fn deliver(&mut self, now: Time, pkt: Packet) {
-        if pkt.kind != PacketKind::TcpAck {
+        if !pkt.is_feedback() {
             let d = &mut self.bin_delay[pkt.class as usize];
             d.0 += (now.0 - pkt.sent_at.0) as f64;
             d.1 += 1;
@@ -729,6 +748,20 @@ impl<'s> World<'s> {
                 record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
                 *delivered_payload += pkt.payload as u64;
             }
+            (Endpoint::Tfrc { sender, .. }, PacketKind::TfrcFeedback) => {
+                if !flow.active {
+                    return;
+                }
+                sender.on_feedback(now, &pkt);
+                self.arm_sender_timer(f);
+            }
+            (Endpoint::Tfrc { receiver, delivered_payload, .. }, _) => {
+                record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
+                *delivered_payload += pkt.payload as u64;
+                receiver.on_data(now, &pkt, &mut self.tx_buf);
+                self.transmit(now, f, false);
+                self.arm_receiver_timer(f);
+            }
             (Endpoint::Media { decoder, delivered_payload, .. }, _) => {
                 record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
                 *delivered_payload += pkt.payload as u64;
@@ -770,6 +803,11 @@ impl<'s> World<'s> {
                 self.arm_sender_timer(f);
             }
             Endpoint::Udp { .. } => self.udp_send(now, f),
+            Endpoint::Tfrc { sender, .. } => {
+                sender.start(now, &mut self.tx_buf);
+                self.transmit(now, f, true);
+                self.arm_sender_timer(f);
+            }
             Endpoint::Media { source, .. } => {
                 let first = match source {
                     MediaSource::Mpeg(s) => s.start(now, &mut flow.rng),
@@ -855,7 +893,7 @@ impl<'s> World<'s> {
                 next
             }
             Endpoint::Media { source: MediaSource::Proshare(s), .. } => s.emit(f as u32, now, &mut flow.rng, &mut self.tx_buf),
-            Endpoint::Tcp { .. } => unreachable!("UdpSend for a TCP flow"),
+            Endpoint::Tcp { .. } | Endpoint::Tfrc { .. } => unreachable!("UdpSend for a TCP or TFRC flow"),
         };
         for p in &mut self.tx_buf {
             p.class = class;
@@ -867,6 +905,19 @@ impl<'s> World<'s> {
     fn sender_timer(&mut self, now: Time, f: usize) {
         let sc = self.sc;
         let flow = &mut self.flows[f];
+        if let Endpoint::Tfrc { sender, sender_timer_at, .. } = &mut flow.endpoint {
+            if *sender_timer_at != now {
+                return;
+            }
+            *sender_timer_at = Time::NEVER;
+            if !flow.active {
+                return;
+            }
+            sender.on_timer(now, &mut self.tx_buf);
+            self.transmit(now, f, true);
+            self.arm_sender_timer(f);
+            return;
+        }
         let Endpoint::Tcp { cfg, sender, sender_timer_at, .. } = &mut flow.endpoint else { return };
         if *sender_timer_at != now {
             return; // superseded by an earlier deadline
@@ -883,6 +934,16 @@ impl<'s> World<'s> {
     fn receiver_timer(&mut self, now: Time, f: usize) {
         let sc = self.sc;
         let flow = &mut self.flows[f];
+        if let Endpoint::Tfrc { receiver, receiver_timer_at, .. } = &mut flow.endpoint {
+            if *receiver_timer_at != now {
+                return;
+            }
+            *receiver_timer_at = Time::NEVER;
+            receiver.on_timer(now, &mut self.tx_buf);
+            self.transmit(now, f, false);
+            self.arm_receiver_timer(f);
+            return;
+        }
         let Endpoint::Tcp { cfg, receiver, receiver_timer_at, .. } = &mut flow.endpoint else { return };
         if *receiver_timer_at != now {
             return;
@@ -900,6 +961,16 @@ impl<'s> World<'s> {
     /// Runs after every call into a sender (start, transfer, ACK, timer), so it also records the
     /// window for `output.per_flow_tcp_state`: a new call into the sender must be followed by this.
     fn arm_sender_timer(&mut self, f: usize) {
+        if let Endpoint::Tfrc { sender, sender_timer_at, .. } = &mut self.flows[f].endpoint {
+            if let Some(w) = sender.next_wakeup() {
+                let w = w.max(self.events.now());
+                if w < *sender_timer_at {
+                    *sender_timer_at = w;
+                    self.events.schedule(w, Event::SenderTimer(f as u32));
+                }
+            }
+            return;
+        }
         if let Endpoint::Tcp { sender, sender_timer_at, .. } = &mut self.flows[f].endpoint {
             if let Some(bin) = self.cwnd_bins.get_mut(f) {
                 bin.on_sender_call(self.events.now(), sender.cwnd());
@@ -915,6 +986,16 @@ impl<'s> World<'s> {
     }
 
     fn arm_receiver_timer(&mut self, f: usize) {
+        if let Endpoint::Tfrc { receiver, receiver_timer_at, .. } = &mut self.flows[f].endpoint {
+            if let Some(w) = receiver.next_wakeup() {
+                let w = w.max(self.events.now());
+                if w < *receiver_timer_at {
+                    *receiver_timer_at = w;
+                    self.events.schedule(w, Event::ReceiverTimer(f as u32));
+                }
+            }
+            return;
+        }
         if let Endpoint::Tcp { receiver, receiver_timer_at, .. } = &mut self.flows[f].endpoint {
             if let Some(w) = receiver.next_wakeup() {
                 let w = w.max(self.events.now());
@@ -955,6 +1036,24 @@ impl<'s> World<'s> {
         if let Some((r_average, r_formula)) = self.links[0].qdisc.rtt_estimates() {
             s.white_r_average_ms.push(r_average);
             s.white_r_formula_ms.push(r_formula);
+        }
+        if let Some(values) = q.bmre_internals() {
+            const NAMES: [&str; 6] = ["bmre_mode", "bmre_target_q_bytes", "bmre_vmax_q_bytes", "bmre_fair_drops", "bmre_recycled", "bmre_expired"];
+            if s.bmre.is_empty() {
+                s.bmre = NAMES.iter().map(|n| (n.to_string(), Vec::new())).collect();
+                if self.sc.output.per_flow_timeseries {
+                    s.flow_qdisc_beta = vec![Vec::new(); self.flows.len()];
+                    s.flow_qdisc_rate_bps = vec![Vec::new(); self.flows.len()];
+                }
+            }
+            for ((_, col), v) in s.bmre.iter_mut().zip(values) {
+                col.push(v);
+            }
+            for (i, (beta, rate)) in s.flow_qdisc_beta.iter_mut().zip(s.flow_qdisc_rate_bps.iter_mut()).enumerate() {
+                let (b, r) = q.flow_internals(i as u32).unwrap_or((f64::NAN, f64::NAN));
+                beta.push(b);
+                rate.push(r);
+            }
         }
         if !s.flow_goodput_bps.is_empty() {
             for (i, f) in self.flows.iter().enumerate() {
@@ -1025,6 +1124,19 @@ impl<'s> World<'s> {
                 Endpoint::Media { source, decoder, .. } => {
                     (if matches!(source, MediaSource::Mpeg(_)) { "mpeg" } else { "proshare" }, 0, 0, media_summary(sc, spec, c, decoder.as_ref(), delivered(&f.endpoint)))
                 }
+                Endpoint::Tfrc { sender, receiver, .. } => (
+                    "tfrc",
+                    0,
+                    sender.stats().nofeedback_expiries,
+                    serde_json::json!({
+                        "delivered_bytes": delivered(&f.endpoint),
+                        "tfrc_rate_bps": sender.rate() * 8.0,
+                        "tfrc_rtt_s": sender.rtt(),
+                        "tfrc_loss_event_rate": receiver.loss_event_rate(),
+                        "tfrc_loss_events": receiver.history().events(),
+                        "tfrc_feedbacks": receiver.stats().feedbacks,
+                    }),
+                ),
             };
             let mut o = serde_json::json!({
                 "id": i,
@@ -1181,7 +1293,7 @@ fn mean_after(times_s: &[f64], values: &[f64], warmup: Time) -> Option<f64> {
 fn delivered(e: &Endpoint) -> u64 {
     match e {
         Endpoint::Tcp { receiver, .. } => receiver.delivered_bytes(),
-        Endpoint::Udp { delivered_payload, .. } | Endpoint::Media { delivered_payload, .. } => *delivered_payload,
+        Endpoint::Udp { delivered_payload, .. } | Endpoint::Media { delivered_payload, .. } | Endpoint::Tfrc { delivered_payload, .. } => *delivered_payload,
     }
 }
 

@@ -1,3 +1,4 @@
-//! Transport endpoints: TCP and UDP.
+//! Transport endpoints: TCP, TFRC and UDP.
 
 pub mod tcp;
+pub mod tfrc;

@@ -1,0 +1,115 @@
+"""BMRE (Cho 2002) end to end (issue #13): internals in the time series, CBR control and weights on
+the thesis's dumbbell, validation messages, determinism, the repro's metrics and a --quick run."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import aqmlab
+from aqmlab.repro import bmre, bmre_scenarios as S
+
+
+def e4(queue: dict, duration: float = 20.0) -> dict:
+    """E4: 12 TCP + 8 CBR at 3 Mb/s on 20 Mb/s (fair share 1 Mb/s)."""
+    return S.scenario(queue, n_tcp=12, n_cbr=8, cbr_bps=3e6, duration_s=duration, seed=1)
+
+
+def test_bmre_exposes_its_internals_over_time() -> None:
+    res = aqmlab.run(e4(S.queue("bmre")))
+    ts = res.timeseries
+    for col in ("flow_estimate", "bmre_mode", "bmre_target_q_bytes", "bmre_vmax_q_bytes", "bmre_fair_drops",
+                "bmre_recycled", "bmre_expired", "flow0_qdisc_beta", "flow0_qdisc_rate_bps"):
+        assert col in ts, col
+    late = ts[ts["time_s"] > 5]
+    # 20 flows, all active: N_flow = 20 (no-congestion mode, vth = 160000, target 80000).
+    assert late["flow_estimate"].between(18, 20).all()
+    assert (late["bmre_mode"] == 0).all()
+    assert (late["bmre_vmax_q_bytes"] == 8000 * late["flow_estimate"]).all()
+    beta = late[[f"flow{i}_qdisc_beta" for i in range(20)]].to_numpy()
+    assert np.nanmin(beta) >= 0.5 and np.nanmax(beta) <= 10
+    # The rate estimate of a CBR flow (flows 12-19) tracks its buffered rate: its mean over the
+    # late part is within 25 % of its mean goodput (a 0.15-s EWMA of a rate sampled per 0.5 s).
+    est = late["flow12_qdisc_rate_bps"].mean()
+    true = late["flow12_goodput_bps"].mean()
+    assert abs(est / true - 1) < 0.25, (est, true)
+    assert "bmre_mode" not in aqmlab.run(e4(S.queue("red"), 5.0)).timeseries
+
+
+def test_bmre_holds_cbr_closer_to_fair_share_than_red() -> None:
+    """Under RED the 3-Mb/s CBR flows take about 2.4 Mb/s each; BMRE's per-flow drop must
+    bring them well below that (criterion: below 2 Mb/s, and TCP above RED's TCP)."""
+    b = aqmlab.run(e4(S.queue("bmre"), 40.0)).flows
+    r = aqmlab.run(e4(S.queue("red"), 40.0)).flows
+    cbr_b = b[b["kind"] == "udp-cbr"]["goodput_bps"].mean()
+    cbr_r = r[r["kind"] == "udp-cbr"]["goodput_bps"].mean()
+    assert cbr_b < 2.0e6 < cbr_r, (cbr_b, cbr_r)
+    assert b[b["kind"] == "tcp"]["goodput_bps"].mean() > r[r["kind"] == "tcp"]["goodput_bps"].mean()
+
+
+def test_weighted_bmre_orders_the_shares_by_weight() -> None:
+    sc = S.scenario(S.queue("bmre", weighted=True), n_tcp=8, duration_s=40.0, seed=2, classes=[0, 0, 1, 1, 2, 2, 3, 3])
+    f = aqmlab.run(sc).flows.sort_values("id")
+    g = f.groupby("class")["goodput_bps"].mean().to_numpy() / 1e6
+    assert np.all(np.diff(g) > 0), g
+    assert g[3] / g[0] > 2.5, g  # ideal 4 (1 vs 4 Mb/s)
+
+
+def test_same_seed_gives_identical_results() -> None:
+    sc = S.scenario(S.queue("bmre"), n_tcp=30, n_cbr=10, cbr_bps=2e6, n_tfrc=5, duration_s=10.0, seed=4)
+    a, b = aqmlab.run(sc), aqmlab.run(sc)
+    assert a.flows.equals(b.flows)
+    assert a.timeseries.equals(b.timeseries)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "match"),
+    [
+        ("fd_th", "400000B", r"queue\.fd_th: must be at most max_q \(320000B\), got 400000B"),
+        ("beta_init", 20.0, r"queue\.beta_init: must be in \[beta_min, beta_max\] = \[0\.5, 10\], got 20"),
+        ("vth_n2", 10.0, r"queue\.vth_n2: must be a finite number >= vth_n1 \(30\), got 10"),
+        ("count_reset", "sometimes", r"queue\.count_reset.*on-update.*never"),
+        ("weighted", 3, r"queue\.weighted"),
+    ],
+)
+def test_bad_bmre_keys_name_the_key_and_what_is_allowed(key: str, value, match: str) -> None:
+    sc = e4({"kind": "bmre", key: value}, 1.0)
+    with pytest.raises(aqmlab.ScenarioError, match=match):
+        aqmlab.run(sc)
+
+
+def test_fred_byte_mode_key() -> None:
+    res = aqmlab.run(e4(S.queue("fred"), 10.0))
+    assert res.summary["scenario"]["queue"]["byte_mode"] is True
+    with pytest.raises(aqmlab.ScenarioError, match=r"queue\.byte_mode"):
+        aqmlab.run(e4({"kind": "fred", "byte_mode": "yes"}, 1.0))
+
+
+def test_cov_matches_eq_4_4_by_hand() -> None:
+    # One flow, goodput bins 1, 3 (T_m = bin): mean 2, CoV = sqrt(((0.5−1)² + (1.5−1)²)/1) = 0.7071.
+    bins = np.array([[1.0], [3.0]])
+    assert math.isclose(bmre.cov(bins, 1)[0], math.sqrt(0.5))
+    # Grouped by 2 of 4 bins: intervals 2 and 2 → CoV 0.
+    assert bmre.cov(np.array([[1.0], [3.0], [2.0], [2.0]]), 2)[0] == 0.0
+
+
+def test_limit_readings() -> None:
+    import pandas as pd
+
+    s = pd.Series([0.2, 0.05, 0.08, 0.3, 0.09], index=[10, 50, 100, 350, 650])
+    assert bmre.limit_n(s, lambda v: v <= 0.1) == 0
+    assert bmre.last_n(s, lambda v: v <= 0.1) == 650
+    assert bmre.limit_n(s.iloc[1:], lambda v: v <= 0.1) == 100
+
+
+def test_quick_repro_writes_a_report_with_verdicts(tmp_path) -> None:
+    p = bmre.plan(True, workers=2, quiet=True, duration_s=10.0)
+    cl = bmre.reproduce(tmp_path, quick=True, workers=2, quiet=True, duration_s=10.0)
+    assert p.quick and len(cl) >= 12
+    text = (tmp_path / "report.md").read_text()
+    assert "| R2a |" in text and "| R8 |" in text and "Sensitivity" in text
+    for name in ("fig4_3_fairness.png", "fig4_5_tcp_share_cbr.png", "bmre_internals.png", "results.csv"):
+        assert (tmp_path / name).exists(), name
+    assert all(c.holds in (True, False, None) for c in cl)
