@@ -25,6 +25,9 @@ pub mod red;
 pub mod red_core;
 pub mod rio;
 pub mod white;
+// TSQ (Kumar 2003): PI and TSQ over PI
+pub mod pi;
+pub mod tsq;
 
 use crate::engine::{Rng, Time};
 use crate::packet::Packet;
@@ -44,6 +47,8 @@ pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioParams};
 pub use white::{White, WhiteFlavour, WhiteParams};
+pub use pi::{Pi, PiParams};
+pub use tsq::{Tsq, TsqParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,6 +228,10 @@ pub enum AnyQdisc {
     Drr(Drr),
     /// Core-Stateless Fair Queueing (edge and core in one router).
     Csfq(Csfq),
+    /// PI controller (Hollot et al. 2001, as ns-2 runs it).
+    Pi(Pi),
+    /// TSQ over PI (Kumar 2003).
+    Tsq(Tsq),
 }
 
 macro_rules! dispatch {
@@ -242,6 +251,8 @@ macro_rules! dispatch {
             AnyQdisc::Aecn($q) => $e,
             AnyQdisc::Drr($q) => $e,
             AnyQdisc::Csfq($q) => $e,
+            AnyQdisc::Pi($q) => $e,
+            AnyQdisc::Tsq($q) => $e,
         }
     };
 }

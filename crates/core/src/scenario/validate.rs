@@ -15,6 +15,7 @@ use crate::qdisc::{
     AecnParams, AnyQdisc, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
+use crate::qdisc::{PiParams, TsqParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -65,12 +66,17 @@ pub enum QueueSpec {
     Drr(DrrParams),
     /// `kind = "csfq"`
     Csfq(CsfqParams),
+    /// `kind = "pi"`
+    Pi(PiParams),
+    /// `kind = "tsq"`
+    Tsq(TsqParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
-      "aecn", "drr", "csfq"];
+      "aecn", "drr", "csfq",
+      "pi", "tsq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -90,6 +96,8 @@ impl QueueSpec {
             QueueSpec::Aecn(p) => AnyQdisc::Aecn(p.validate(path, rate_bps)?),
             QueueSpec::Drr(p) => AnyQdisc::Drr(p.validate(path)?),
             QueueSpec::Csfq(p) => AnyQdisc::Csfq(p.validate(path, rate_bps)?),
+            QueueSpec::Pi(p) => AnyQdisc::Pi(p.validate(path)?),
+            QueueSpec::Tsq(p) => AnyQdisc::Tsq(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -110,6 +118,8 @@ impl QueueSpec {
             QueueSpec::Aecn(_) => "aecn",
             QueueSpec::Drr(_) => "drr",
             QueueSpec::Csfq(_) => "csfq",
+            QueueSpec::Pi(_) => "pi",
+            QueueSpec::Tsq(_) => "tsq",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -129,6 +139,8 @@ impl QueueSpec {
             QueueSpec::Aecn(p) => serde_json::to_value(p),
             QueueSpec::Drr(p) => serde_json::to_value(p),
             QueueSpec::Csfq(p) => serde_json::to_value(p),
+            QueueSpec::Pi(p) => serde_json::to_value(p),
+            QueueSpec::Tsq(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -303,6 +315,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "aecn" => Ok(QueueSpec::Aecn(params::<AecnParams>(rest, path)?.filled())),
         "drr" => Ok(QueueSpec::Drr(params(rest, path)?)),
         "csfq" => Ok(QueueSpec::Csfq(params(rest, path)?)),
+        "pi" => Ok(QueueSpec::Pi(params(rest, path)?)),
+        "tsq" => Ok(QueueSpec::Tsq(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
