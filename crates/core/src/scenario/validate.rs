@@ -208,6 +208,10 @@ pub struct FlowSpec {
     pub transfers: Option<Transfers>,
     /// Connection slot of a `kind = "http"` browser; `None` otherwise.
     pub http: Option<HttpSlot>,
+    /// TSQ delay hint stamped on its data packets, 1..=16; 0 = none.
+    pub delay_hint: u8,
+    /// TCP application-limited source: payload bits/s the application writes (`app_rate`).
+    pub app_rate_bps: Option<f64>,
 }
 
 /// Which browser and slot an HTTP flow is.
@@ -329,6 +333,7 @@ const TCP_KEYS: &[&str] = &[
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
     "size_dist", "repeat",
+    "app_rate",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
@@ -611,6 +616,26 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             return err(join(&path, "start"), format!("must be earlier than run.duration ({duration}), got {start}"));
         }
         let class = f.class.unwrap_or(0);
+        let delay_hint = match f.delay_hint {
+            None => 0,
+            Some(h) if (1..=16).contains(&h) => h as u8,
+            Some(h) => {
+                return err(
+                    join(&path, "delay_hint"),
+                    format!("must be an integer from 1 to 16 (TSQ's 4-bit hint: 1 = most delay-sensitive, 16 = best effort), got {h}"),
+                )
+            }
+        };
+        let app_rate_bps = match f.app_rate {
+            None => None,
+            Some(r) if r.0 > 0.0 && r.0.is_finite() => {
+                if f.size.is_some() || f.repeat.is_some() {
+                    return err(join(&path, "app_rate"), "an application-limited source is long-lived: remove size/repeat, or app_rate");
+                }
+                Some(r.0)
+            }
+            Some(r) => return err(join(&path, "app_rate"), format!("must be a positive rate such as \"128Kbps\", got {}", r.0)),
+        };
         let delay_jitter = f.access_delay_jitter.map(|d| d.0).unwrap_or(Dur::ZERO);
         let mut transfers = None;
         let (kind, variant) = if is_tcp {
@@ -673,6 +698,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                 variant,
                     transfers,
                     http: (f.kind == "http").then(|| HttpSlot { model: (http_models.len() - 1) as u16, browser: n_browsers, slot: s }),
+                    delay_hint,
+                    app_rate_bps,
                 });
             }
             if f.kind == "http" {
