@@ -170,7 +170,8 @@ def by_hint(df: pd.DataFrame) -> pd.DataFrame:
     cols = [c for c in SCALARS if c in df]
     g = df.groupby("hint")[cols]
     out = g.mean()
-    out["media_q_se"] = g["media_q"].sem() if "media_q" in df and len(df["seed"].unique()) > 1 else np.nan
+    multi = "media_q" in df and df["seed"].nunique() > 1
+    out["media_q_se"] = df.groupby("hint")["media_q"].sem() if multi else np.nan
     return out.reset_index()
 
 
