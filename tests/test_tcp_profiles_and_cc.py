@@ -79,3 +79,19 @@ def test_dctcp_keeps_the_marking_queue_short_without_losing_throughput() -> None
     assert 5 < q["mean_len_packets"] < 30
     assert q["drops"] == 0, "DCTCP reacts to marks before the buffer overflows"
     assert dctcp.flows["ecn_reductions"].sum() > reno_ecn.flows["ecn_reductions"].sum()
+
+
+def test_ack_bytes_sets_the_pure_ack_size_apart_from_the_data_header() -> None:
+    """ns-2 counts 1000-byte data packets whole but sends 40-byte ACKs: the reverse link carries
+    exactly the ACKs' bytes, and an oversized ACK is refused by name."""
+    from aqmlab.exceptions import ScenarioError
+
+    sc = {"run": {"duration": "2s", "seed": 1}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
+          "queue": {"kind": "droptail", "limit": 50},
+          "flows": [{"kind": "tcp", "mss": "1000B", "header_bytes": "0B", "ack_bytes": "40B"}]}
+    reverse = aqmlab.run(sc).queues.set_index("name").loc["reverse"]
+    assert reverse["arrivals"] > 1000
+    assert reverse["utilization"] == pytest.approx(reverse["arrivals"] * 40 * 8 / (2 * 10e6), rel=1e-9)
+    sc["flows"][0]["ack_bytes"] = "2000B"
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.ack_bytes: must be at most 1000B"):
+        aqmlab.run(sc)

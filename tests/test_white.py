@@ -73,6 +73,15 @@ def test_chablis_marks_instead_of_dropping() -> None:
     assert q["drops_early"] == 0, "ECN-capable packets are marked, never early-dropped"
 
 
+def test_aecn_front_marks_are_counted_on_the_flow_that_carries_them() -> None:
+    """AECN marks the oldest queued ECT packet of the arrival's class, often another flow's; every
+    mark the queue counts must appear on exactly one flow."""
+    res = aqmlab.run(scenario({"kind": "aecn"}, ecn=True))
+    q = res.queues.iloc[0]
+    assert q["marks"] > 100, "the test must exercise marking"
+    assert int(res.flows["marks"].sum()) == int(q["marks"])
+
+
 # ---- `aqmlab repro white --quick` ----
 
 def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) -> None:

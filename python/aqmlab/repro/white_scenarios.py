@@ -3,9 +3,12 @@ flows on a 10 Mb/s, 5 ms dumbbell, with the RTT mixes of ch. 5, under each AQM c
 
 Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the report):
 * TCP: ns-2.1b8 Reno — IW 2, window 64 packets, 1000-byte packets counted whole (no header added on
-  top, so `header_bytes = 0`: goodput counts 1000 B per packet as the thesis's 9.98 Mb/s totals do;
-  ACKs then take no wire time), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
-  initial RTO, no timestamps; ECN-Reno for Chablis.
+  top, so `header_bytes = 0`: goodput counts 1000 B per packet as the thesis's 9.98 Mb/s totals do),
+  40-byte ACKs (ns-2's `Agent/TCPSink`; their serialisation shifts when ACK-clocked packets reach a
+  full queue, docs/validation.md §4), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
+  initial RTO, no timestamps, ns-2's `bugFix_` (`fast_retransmit_guard = "ns2"`: no second fast
+  retransmit for a loss in the same window); ECN-Reno for Chablis. The RED runs agree with ns-2.35
+  itself within the cross-check's tolerances (docs/validation.md §4, `aqmlab.ns2ref`).
 * Access links 100 Mb/s (sensitivity: 10 Mb/s); start times uniform in [0, 1) s.
 * The RED settings (buffer, thresholds, max_p, w_q) are calibrated once on the RED baseline and
   then used by every AQM (`calibration_profiles`).
@@ -126,9 +129,9 @@ def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float 
 def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: bool = False,
              access_bps: float = 100e6, bin_s: float = 0.25) -> dict[str, Any]:
     """The dumbbell of `exp` under `queue_spec`."""
-    tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "initial_window": 2,
+    tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "ack_bytes": "40B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
-           "timer_granularity": "100ms", "ecn": ecn}
+           "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn}
     flows: list[dict[str, Any]] = []
     for i, (delay, cluster) in enumerate(zip(exp.access_ms, exp.clusters, strict=True)):
         base = {**tcp, "access_delay": f"{delay:g}ms"}

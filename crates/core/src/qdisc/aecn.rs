@@ -49,9 +49,9 @@
 //!   runs and of the AECN paper: `variant = "ns2"` (`wait`), `min_th` 5, `max_th` 15, `weight`
 //!   0.002, `limit` 50, `mean_packet_size` 500 B; `gentle` off as Fig. 2.5 drops above `max_th`.
 //!
-//! Per-flow `marks` in results come from the arrival's verdict: a front mark lands on a packet of
-//! possibly another flow while the arrival's verdict is `Enqueued`, so per-flow marks undercount
-//! under AECN; the queue's `marks` (and the class counters) count every mark.
+//! Per-flow `marks` count the flow of the packet that carries the mark: a front mark lands on a
+//! queued packet, possibly of another flow, while the arrival's verdict is `Enqueued`, so the
+//! engine takes that flow from [`Qdisc::take_front_mark`].
 //!
 //! Randomness: one uniform per early decision that is not certain (as RED).
 
@@ -65,7 +65,7 @@ use super::red_core::{RedConfig, RedDecision, RedState, RedVariant};
 use super::{ClassStats, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{ConfigError, ConfigResult};
-use crate::packet::{Ecn, Packet};
+use crate::packet::{Ecn, FlowId, Packet};
 use crate::scenario::units::{Bytes, Limit};
 
 /// AECN's three flow groups, in `class_stats` order.
@@ -314,6 +314,8 @@ pub struct Aecn {
     head_ticket: u64,
     classes: [VirtualQueue; 3],
     stats: QdiscStats,
+    /// Flow of the packet the last `enqueue` front-marked, until the engine takes it.
+    front_marked: Option<FlowId>,
 }
 
 impl Aecn {
@@ -328,6 +330,7 @@ impl Aecn {
             head_ticket: 0,
             classes: [vq(), vq(), vq()],
             stats: QdiscStats::default(),
+            front_marked: None,
         }
     }
 
@@ -362,6 +365,7 @@ impl Aecn {
         let pkt = self.fifo.get_mut(index).expect("an unmarked ticket names a queued packet");
         debug_assert!(pkt.ecn == Ecn::Ect, "unmarked tickets name ECT packets");
         pkt.ecn = Ecn::Ce;
+        self.front_marked = Some(pkt.flow);
         true
     }
 
@@ -481,6 +485,9 @@ impl Qdisc for Aecn {
     fn class_average_at(&self, _i: usize) -> f64 {
         f64::NAN
     }
+    fn take_front_mark(&mut self) -> Option<FlowId> {
+        self.front_marked.take()
+    }
 }
 
 #[cfg(test)]
@@ -596,6 +603,9 @@ mod tests {
         assert_eq!(q.enqueue(data(9, 100, 40), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
         assert_eq!((ecn(&q, 0), ecn(&q, 1), ecn(&q, 2), ecn(&q, 3)), (Ecn::NotEct, Ecn::Ect, Ecn::Ce, Ecn::Ect));
         assert_eq!(ecn(&q, 100), Ecn::Ect);
+        // The engine learns whose packet carries the mark (flow 2's), once.
+        assert_eq!(q.take_front_mark(), Some(2));
+        assert_eq!(q.take_front_mark(), None);
         // The next takes seq 3, the one after that the first robust arrival (seq 100), not itself.
         assert_eq!(q.enqueue(data(9, 101, 40), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
         assert_eq!(ecn(&q, 3), Ecn::Ce);

@@ -30,7 +30,7 @@ pub mod pi;
 pub mod tsq;
 
 use crate::engine::{Rng, Time};
-use crate::packet::Packet;
+use crate::packet::{FlowId, Packet};
 
 pub use aecn::{Aecn, AecnParams};
 pub use catalog::catalog;
@@ -196,6 +196,11 @@ pub trait Qdisc {
     fn rtt_estimates(&self) -> Option<(f64, f64)> {
         None
     }
+    /// The flow of a queued packet the last `enqueue` marked instead of the arrival (AECN's
+    /// mark-front), taken once; the arrival's own mark is its `Verdict::Marked`.
+    fn take_front_mark(&mut self) -> Option<FlowId> {
+        None
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -301,5 +306,9 @@ impl Qdisc for AnyQdisc {
     }
     fn rtt_estimates(&self) -> Option<(f64, f64)> {
         dispatch!(self, q => q.rtt_estimates())
+    }
+    #[inline]
+    fn take_front_mark(&mut self) -> Option<FlowId> {
+        dispatch!(self, q => q.take_front_mark())
     }
 }

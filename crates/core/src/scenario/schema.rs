@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::units::{Bytes, Duration, Rate};
-use crate::transport::tcp::{CongestionControl, Recovery, RttHintSource, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -227,6 +227,9 @@ pub struct FlowParams {
     /// RFC 3042 limited transmit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// `none`, `rfc6582` or `ns2`: when duplicate ACKs may start another fast retransmit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_retransmit_guard: Option<FastRetransmitGuard>,
     /// Who writes Lee 2002's RTT hint: `sender` or `edge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_hint: Option<RttHintSource>,
@@ -236,6 +239,9 @@ pub struct FlowParams {
     /// Header bytes per data packet on the wire (IP + TCP + options + link layer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_bytes: Option<Bytes>,
+    /// Wire size of a pure ACK (default: `header_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_bytes: Option<Bytes>,
     /// Initial congestion window, segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,

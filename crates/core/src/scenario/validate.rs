@@ -17,7 +17,7 @@ use crate::qdisc::{
 };
 use crate::qdisc::{PiParams, TsqParams};
 use crate::scenario::units::Limit;
-use crate::transport::tcp::{CongestionControl, DelayedAck, Recovery, TcpConfig, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
 use crate::traffic::proshare::ProshareParams;
 use super::media::{mpeg_params, proshare_params, MPEG_KEYS, PROSHARE_KEYS};
@@ -329,7 +329,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 }
 
 const TCP_KEYS: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "rtt_hint", "mss", "header_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
     "size_dist", "repeat",
@@ -337,7 +337,7 @@ const TCP_KEYS: &[&str] = &[
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "rtt_hint", "mss", "header_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -379,6 +379,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let congestion_control = *f.congestion_control.get_or_insert(d.congestion_control);
     let recovery = *f.recovery.get_or_insert(d.recovery);
     let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
+    let guard = *f.fast_retransmit_guard.get_or_insert(d.fast_retransmit_guard.unwrap_or(FastRetransmitGuard::for_variant(variant)));
     let rtt_hint = *f.rtt_hint.get_or_insert(d.rtt_hint);
     if recovery == Recovery::Prr && variant == TcpVariant::Tahoe {
         return err(join(path, "recovery"), "\"prr\" needs a variant with fast recovery (reno, newreno or sack), got tahoe");
@@ -390,6 +391,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let header = f.header_bytes.get_or_insert(Bytes(d.header_bytes as u64)).0;
     if header > 1000 {
         return err(join(path, "header_bytes"), format!("must be at most 1000B, got {header}B"));
+    }
+    let ack_bytes = f.ack_bytes.get_or_insert(Bytes(header)).0;
+    if ack_bytes > 1000 {
+        return err(join(path, "ack_bytes"), format!("must be at most 1000B, got {ack_bytes}B"));
     }
     let iw = *f.initial_window.get_or_insert(d.initial_window);
     if iw == 0 {
@@ -470,10 +475,11 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         congestion_control,
         recovery,
         limited_transmit,
+        fast_retransmit_guard: Some(guard),
         rtt_hint,
         mss: mss as u32,
         header_bytes: header as u32,
-        ack_bytes: header as u32,
+        ack_bytes: ack_bytes as u32,
         initial_window: iw,
         initial_ssthresh: d.initial_ssthresh,
         max_window,

@@ -535,6 +535,12 @@ impl<'s> World<'s> {
         if matches!(verdict, Verdict::Dropped(_)) && pkt.kind != PacketKind::TcpAck && pkt.sent_at >= self.sc.warmup {
             counters.lost_sent_after_warmup += 1;
         }
+        // A mark the discipline put on a queued packet instead of the arrival (AECN).
+        if let Some(marked) = self.links[dir].qdisc.take_front_mark() {
+            if measuring {
+                self.flows[marked as usize].counters.marks += 1;
+            }
+        }
         self.account_inner_drops(measuring);
         self.links[dir].record_len(now);
         if idle {

@@ -31,6 +31,30 @@ pub enum Recovery {
     Prr,
 }
 
+/// When duplicate ACKs may start another fast retransmit after a loss recovery or a timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FastRetransmitGuard {
+    /// Always: every DupThresh-th duplicate ACK outside recovery starts one (RFC 5681's Reno), so
+    /// several losses in one window can halve the window several times.
+    None,
+    /// Only once the cumulative ACK covers `recover`, the highest segment sent when the last
+    /// recovery or timeout began (RFC 6582 §4.1, RFC 6675 §5.1).
+    Rfc6582,
+    /// ns-2's `bugFix_` (tcp.cc / reno.cc `dupack_action`): only once the highest cumulative ACK
+    /// is above `recover_ = maxseq_`, one segment beyond RFC 6582's test; otherwise the flow waits
+    /// for the retransmission timeout.
+    Ns2,
+}
+
+impl FastRetransmitGuard {
+    /// The guard a variant gets unless the scenario or a profile chooses one: none for Reno
+    /// (RFC 5681 has none), RFC 6582's for the others.
+    pub fn for_variant(variant: TcpVariant) -> FastRetransmitGuard {
+        if variant == TcpVariant::Reno { FastRetransmitGuard::None } else { FastRetransmitGuard::Rfc6582 }
+    }
+}
+
 /// Who writes Lee 2002's RTT hint into the data packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -73,6 +97,8 @@ pub struct TcpConfig {
     pub rtt_hint: RttHintSource,
     /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// Guard against repeated fast retransmits; `None` = [`FastRetransmitGuard::for_variant`].
+    pub fast_retransmit_guard: Option<FastRetransmitGuard>,
     /// Receiver-window cap on the flight size, segments.
     pub max_window: u32,
     /// Receiver ACK policy.
@@ -115,6 +141,7 @@ impl Default for TcpConfig {
             congestion_control: CongestionControl::Reno,
             recovery: Recovery::Classic,
             limited_transmit: false,
+            fast_retransmit_guard: None,
             rtt_hint: RttHintSource::Sender,
             mss: 1448,
             header_bytes: 52,
@@ -138,6 +165,11 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// The fast-retransmit guard in force.
+    pub fn guard(&self) -> FastRetransmitGuard {
+        self.fast_retransmit_guard.unwrap_or_else(|| FastRetransmitGuard::for_variant(self.variant))
+    }
+
     /// Number of segments of a finite transfer (the last may be short).
     pub fn transfer_segments(&self) -> Option<u64> {
         self.transfer_bytes.map(|b| b.div_ceil(self.mss as u64).max(1))

@@ -18,7 +18,7 @@ mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use config::{CongestionControl, DelayedAck, Recovery, RttHintSource, TcpConfig, TcpVariant};
+pub use config::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
 pub use profile::TcpProfile;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;

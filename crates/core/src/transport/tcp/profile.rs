@@ -3,7 +3,7 @@
 //! defaults) or `"ns2"` (ns-2.35's `ns-default.tcl`). A profile only changes defaults: every key a
 //! scenario sets explicitly wins. Sources for each value are in docs/tcp-profiles.md.
 
-use super::config::{DelayedAck, Recovery, TcpConfig, TcpVariant};
+use super::config::{DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpVariant};
 use super::CongestionControl;
 use crate::engine::Dur;
 
@@ -76,6 +76,7 @@ impl TcpProfile {
                 congestion_control: CongestionControl::Reno,
                 recovery: Recovery::Classic,
                 limited_transmit: true,           // singledup_ 1
+                fast_retransmit_guard: Some(FastRetransmitGuard::Ns2), // bugFix_ true
                 mss: 1000,                        // packetSize_ 1000
                 header_bytes: 40,                 // tcpip_base_hdr_size_ 40
                 ack_bytes: 40,

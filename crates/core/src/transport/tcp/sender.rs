@@ -34,9 +34,11 @@
 //!   by proportional rate reduction. Without SACK, pipe is estimated as outstanding minus the
 //!   duplicate ACKs since the last cumulative advance, DeliveredData as one segment per duplicate
 //!   ACK and the cumulative advance less the duplicates already counted (RFC 6937 §3).
-//! * After a timeout every variant sets cwnd = 1, retransmits from `snd_una` (go-back-N) and, for
-//!   NewReno/SACK, sets `recover = snd_max` so duplicate ACKs for the old window do not trigger
-//!   another fast retransmit (RFC 6582 §4.1). SACK information is discarded (RFC 2018 §8).
+//! * After a timeout every variant sets cwnd = 1, retransmits from `snd_una` (go-back-N) and sets
+//!   `recover = snd_max`. Whether duplicate ACKs for data sent before `recover` may start another
+//!   fast retransmit is `fast_retransmit_guard`: no guard (RFC 5681 Reno's default), RFC 6582 §4.1
+//!   (the others' default) or ns-2's `bugFix_`, which keeps ns-2's Reno from halving twice per
+//!   window and sends it to a timeout instead. SACK information is discarded (RFC 2018 §8).
 //! * ECN (RFC 3168 §6.1.2): an echo halves (DCTCP: cuts by α/2) at most once per window; a loss
 //!   reduction counts as that window's reduction too; both set CWR on the next new segment; an
 //!   ACK with ECE never grows the window. Retransmissions are sent Not-ECT (§6.1.5).
@@ -46,7 +48,7 @@ use super::rtt::RttEstimator;
 use super::congestion::CcState;
 use super::prr::Prr;
 use super::scoreboard::Scoreboard;
-use super::{Recovery, RttHintSource, TcpConfig, TcpVariant};
+use super::{FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
@@ -302,7 +304,7 @@ impl TcpSender {
             self.dupacks = 1;
         }
         let enter_recovery = sack_dupack
-            && self.snd_una >= self.recover // RFC 6675 §5.1 / RFC 6582 §4.1
+            && self.may_start_recovery(cfg) // RFC 6675 §5.1 / RFC 6582 §4.1
             && (self.dupacks >= cfg.dupack_threshold
                 || self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold)));
         let mut restart_timer = true;
@@ -399,8 +401,7 @@ impl TcpSender {
             }
             return;
         }
-        // RFC 6582 §4.1: no new recovery for duplicates of data sent before the last one began.
-        let may_recover = self.snd_una >= self.recover || cfg.variant == TcpVariant::Reno;
+        let may_recover = self.may_start_recovery(cfg);
         let sack_lost = sack && self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold));
         if !(may_recover && (self.dupacks == cfg.dupack_threshold || sack_lost)) {
             self.early_transmit(cfg, now, out);
@@ -409,6 +410,16 @@ impl TcpSender {
         // The third duplicate (or the SACK that made snd_una lost) delivered data too.
         let delivered = if sack { self.sacked_count().saturating_sub(sacked_before).max(1) } else { 1 };
         self.enter_recovery(cfg, now, delivered, out);
+    }
+
+    /// Whether duplicate ACKs may start a fast retransmit now: not, under a guard, for duplicates
+    /// of data sent before the last recovery or timeout began (RFC 6582 §4.1; ns-2's `bugFix_`).
+    fn may_start_recovery(&self, cfg: &TcpConfig) -> bool {
+        match cfg.guard() {
+            FastRetransmitGuard::None => true,
+            FastRetransmitGuard::Rfc6582 => self.snd_una >= self.recover,
+            FastRetransmitGuard::Ns2 => self.snd_una > self.recover,
+        }
     }
 
     /// Fast retransmit and the start of loss recovery (RFC 5681 §3.2 steps 2–3, RFC 6675 §5

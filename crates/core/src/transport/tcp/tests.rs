@@ -613,6 +613,25 @@ fn newreno_needs_one_round_trip_per_hole_but_no_timeout() {
     assert_eq!((s.stats().timeouts, s.stats().fast_retransmits, s.stats().retransmits), (0, 1, 3));
 }
 
+#[test]
+fn reno_halves_twice_for_two_losses_in_a_window_unless_guarded_as_ns2() {
+    // Two losses ten segments apart in one large window: RFC 5681 Reno fast-retransmits each
+    // (the second set of duplicates arrives after the first recovery ended); ns-2's `bugFix_`
+    // refuses the second, as its duplicates are for data sent before `recover`, and the flow
+    // waits for the retransmission timeout.
+    let base = TcpConfig { initial_window: 40, ..cfg(TcpVariant::Reno) };
+    let (r, s) = transfer(&base, 300, &[50, 60]);
+    assert_eq!(r.delivered_bytes(), 300 * 1448);
+    assert_eq!((s.stats().fast_retransmits, s.stats().timeouts), (2, 0));
+    let ns2 = TcpConfig { fast_retransmit_guard: Some(FastRetransmitGuard::Ns2), ..base.clone() };
+    let (r, s) = transfer(&ns2, 300, &[50, 60]);
+    assert_eq!(r.delivered_bytes(), 300 * 1448);
+    assert_eq!((s.stats().fast_retransmits, s.stats().timeouts), (1, 1));
+    // RFC 6582's guard (NewReno's) refuses it too.
+    let rfc = TcpConfig { fast_retransmit_guard: Some(FastRetransmitGuard::Rfc6582), ..base };
+    assert_eq!(transfer(&rfc, 300, &[50, 60]).1.stats().fast_retransmits, 1);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]

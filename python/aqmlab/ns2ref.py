@@ -1,0 +1,173 @@
+"""Cross-check against ns-2.35 (Debian's `ns2` package): the WHITE thesis's static dumbbells (Lee 2002,
+Exps 1–4, 30 Reno flows, 10 Mb/s) under RED and drop-tail, run in both simulators with the same
+settings (`validation/ns2/white_red.tcl` mirrors `aqmlab.repro.white_scenarios`).
+
+Compared per experiment and discipline, seed means: aggregate goodput, drop rate, timeouts, Jain's
+index and each RTT cluster's mean per-flow goodput. Tolerances (fixed before the first comparison,
+as the ns-3 cross-check's): goodput 3 %, drop rate 25 %, timeouts 30 %, Jain's index 0.05, cluster
+means 15 % (25 % for a lone flow, whose goodput varies most from seed to seed).
+
+    python -m aqmlab.ns2ref          # prints the markdown table of docs/validation.md §4
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import aqmlab
+from aqmlab.exceptions import AqmlabError
+from aqmlab.metrics import jain_index
+from aqmlab.repro import white_scenarios as W
+
+SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_red.tcl"
+PROFILE = W.RedProfile("thresholds-3-9", 30, 3, 9, 0.1)  # the WHITE reproduction's calibrated RED
+SEEDS = (1, 2, 3, 4, 5)
+CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1-offgrid", "droptail"),
+         ("exp1", "droptail"))
+OFFGRID_STEP_MS = 0.037  # flow i's access delay + i·0.037 ms: no two RTTs a whole number of packet times apart
+
+TOLERANCE = {"goodput": 0.03, "drop_rate": 0.25, "timeouts": 0.30, "jfi": 0.05, "cluster": 0.15, "lone_flow": 0.25}
+
+
+def ns_binary() -> str:
+    """The `ns` executable, or a clear error saying how to get it."""
+    found = shutil.which("ns")
+    if found is None:
+        raise AqmlabError("ns-2 not found on PATH: install Debian's ns2 package (apt-get install ns2; `make ns2` does it)")
+    return found
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation's outcome: per-flow goodput (b/s), timeouts, and the bottleneck's drop rate."""
+
+    goodput: np.ndarray
+    timeouts: int
+    drop_rate: float
+
+
+def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
+    """Runs `exp` in ns-2 and parses its per-flow and queue lines."""
+    args = [ns_binary(), str(SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", queue, str(PROFILE.limit),
+            f"{PROFILE.min_th:g}", f"{PROFILE.max_th:g}", f"{PROFILE.max_p:g}", *(f"{d:.6g}" for d in exp.access_ms)]
+    proc = subprocess.run(args, capture_output=True, check=True)
+    # ns-2 prints a warning per packet for the 0-byte header on the same stdout: keep our lines.
+    text = proc.stdout.decode("latin-1")
+    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
+    queue_line = re.search(r"queue (\d+) (\d+)", text)
+    if len(flows) != len(exp.access_ms) or queue_line is None:
+        raise AqmlabError(f"ns-2 output for {exp.name}/{queue} seed {seed} is incomplete: {len(flows)} flow lines")
+    arrivals, drops = (int(x) for x in queue_line.groups())
+    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals)
+
+
+def run_aqmlab(exp: W.Experiment, queue: str, seed: int) -> Run:
+    """The same experiment in aqmlab (the WHITE reproduction's scenario)."""
+    spec = W.queue("red", PROFILE) if queue == "red" else {"kind": "droptail", "limit": PROFILE.limit}
+    res = aqmlab.run(W.scenario(exp, spec, seed=seed))
+    flows = res.flows.sort_values("id")
+    q = res.queues.iloc[0]
+    return Run(flows["goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"])
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Seed means of one simulator on one case."""
+
+    goodput: float
+    drop_rate: float
+    timeouts: float
+    jfi: float
+    clusters: dict[str, float]  # mean per-flow goodput of each RTT cluster, b/s
+
+    @staticmethod
+    def of(exp: W.Experiment, runs: list[Run]) -> Summary:
+        names = np.array(exp.clusters)
+        return Summary(
+            goodput=float(np.mean([r.goodput.sum() for r in runs])),
+            drop_rate=float(np.mean([r.drop_rate for r in runs])),
+            timeouts=float(np.mean([r.timeouts for r in runs])),
+            jfi=float(np.mean([jain_index(list(r.goodput)) for r in runs])),
+            clusters={c: float(np.mean([r.goodput[names == c].mean() for r in runs])) for c in dict.fromkeys(exp.clusters)},
+        )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """aqmlab against ns-2 on one case, with each quantity's verdict."""
+
+    case: str
+    ours: Summary
+    theirs: Summary
+    cluster_sizes: dict[str, int]
+
+    def failures(self) -> list[str]:
+        """The quantities outside their tolerance, each with both values."""
+        out = []
+
+        def rel(name: str, a: float, b: float, tol: float) -> None:
+            if abs(a - b) > tol * abs(b):
+                out.append(f"{name}: aqmlab {a:.4g} vs ns-2 {b:.4g} (tolerance {tol:.0%})")
+
+        rel("goodput", self.ours.goodput, self.theirs.goodput, TOLERANCE["goodput"])
+        rel("drop rate", self.ours.drop_rate, self.theirs.drop_rate, TOLERANCE["drop_rate"])
+        rel("timeouts", self.ours.timeouts, self.theirs.timeouts, TOLERANCE["timeouts"])
+        if abs(self.ours.jfi - self.theirs.jfi) > TOLERANCE["jfi"]:
+            out.append(f"JFI: aqmlab {self.ours.jfi:.3f} vs ns-2 {self.theirs.jfi:.3f} (tolerance {TOLERANCE['jfi']})")
+        for c, theirs in self.theirs.clusters.items():
+            tol = TOLERANCE["lone_flow"] if self.cluster_sizes[c] == 1 else TOLERANCE["cluster"]
+            rel(f"{c} cluster per-flow goodput", self.ours.clusters[c], theirs, tol)
+        return out
+
+
+def experiment(name: str) -> W.Experiment:
+    """A WHITE experiment; `<exp>-offgrid` shifts flow i's access delay by i·0.037 ms.
+
+    The thesis's delays are whole multiples of 5 ms, so the RTTs differ by whole numbers of
+    bottleneck packet times (0.8 ms) and ACK-clocked arrivals of different flows reach a full
+    drop-tail queue at the same instant: who gets the freed slot then depends on how each simulator
+    orders simultaneous events (Floyd & Jacobson's phase effects). Off that grid, no ties."""
+    base, _, variant = name.partition("-")
+    exp = W.experiments()[base]
+    if variant == "offgrid":
+        shifted = tuple(d + i * OFFGRID_STEP_MS for i, d in enumerate(exp.access_ms))
+        return dataclasses.replace(exp, name=name, access_ms=shifted)
+    return exp
+
+
+def compare(exp_name: str, queue: str, seeds: tuple[int, ...] = SEEDS) -> Comparison:
+    """Runs one case in both simulators over `seeds`."""
+    exp = experiment(exp_name)
+    ours = Summary.of(exp, [run_aqmlab(exp, queue, s) for s in seeds])
+    theirs = Summary.of(exp, [run_ns2(exp, queue, s) for s in seeds])
+    sizes = {c: exp.clusters.count(c) for c in dict.fromkeys(exp.clusters)}
+    return Comparison(f"{exp_name}/{queue}", ours, theirs, sizes)
+
+
+def markdown_table(rows: list[Comparison]) -> str:
+    """aqmlab / ns-2 side by side, one row per case."""
+    lines = ["| case | goodput Mb/s | drop % | timeouts | JFI | per-flow goodput by cluster, Mb/s | within tolerance |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        clusters = "; ".join(f"{c} {r.ours.clusters[c] / 1e6:.3f} / {r.theirs.clusters[c] / 1e6:.3f}" for c in r.theirs.clusters)
+        verdict = "yes" if not r.failures() else "no: " + "; ".join(r.failures())
+        lines.append(f"| {r.case} | {r.ours.goodput / 1e6:.3f} / {r.theirs.goodput / 1e6:.3f} | "
+                     f"{100 * r.ours.drop_rate:.2f} / {100 * r.theirs.drop_rate:.2f} | {r.ours.timeouts:.0f} / {r.theirs.timeouts:.0f} | "
+                     f"{r.ours.jfi:.3f} / {r.theirs.jfi:.3f} | {clusters} | {verdict} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(f"aqmlab / ns-2.35, means over seeds {', '.join(map(str, SEEDS))}\n")
+    print(markdown_table([compare(e, q) for e, q in CASES]))
+
+
+if __name__ == "__main__":
+    main()

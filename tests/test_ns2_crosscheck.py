@@ -1,0 +1,47 @@
+"""Cross-check against ns-2.35 (validation 4): the WHITE thesis's static dumbbells (30 Reno flows,
+10 Mb/s, RTTs 20-310 ms) run in both simulators with matched settings (`aqmlab.ns2ref`), five seeds.
+Needs Debian's `ns2` package (`make ns2`; `.ci/run` installs it); ~30 s."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from aqmlab import ns2ref
+
+pytestmark = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed (make ns2)")
+
+
+@pytest.mark.parametrize("exp", ["exp1", "exp2", "exp3", "exp4"])
+def test_red_matches_ns2(exp: str) -> None:
+    c = ns2ref.compare(exp, "red")
+    assert c.ours.drop_rate > 0.01, "the case must exercise RED's drops"
+    assert not c.failures(), c.failures()
+
+
+def test_droptail_matches_ns2_off_the_tie_grid() -> None:
+    c = ns2ref.compare("exp1-offgrid", "droptail")
+    assert not c.failures(), c.failures()
+
+
+@pytest.mark.xfail(strict=True, reason="exact ties: with the thesis's 5-ms delays, ACK-clocked packets of different "
+                   "flows reach the full drop-tail queue at the same instant and the simulators order simultaneous "
+                   "events differently (ns-2 JFI 0.27, aqmlab 0.73; docs/validation.md §4)")
+def test_droptail_matches_ns2_on_the_tie_grid() -> None:
+    c = ns2ref.compare("exp1", "droptail")
+    assert not c.failures(), c.failures()
+
+
+def test_guard_is_what_makes_reno_match_ns2() -> None:
+    """Without ns-2's `bugFix_` guard aqmlab's Reno fast-retransmits again within a window and takes
+    about half of ns-2's timeouts (measured 343-374 vs 619-657 per run on Exp 3): the cross-check
+    must tell the two apart."""
+    exp = ns2ref.W.experiments()["exp3"]
+    with_guard = ns2ref.run_aqmlab(exp, "red", 1).timeouts
+    scenario = ns2ref.W.scenario(exp, ns2ref.W.queue("red", ns2ref.PROFILE), seed=1)
+    for f in scenario["flows"]:
+        f["fast_retransmit_guard"] = "none"
+    without = int(ns2ref.aqmlab.run(scenario).flows["timeouts"].sum())
+    theirs = ns2ref.run_ns2(exp, "red", 1).timeouts
+    assert abs(with_guard - theirs) <= ns2ref.TOLERANCE["timeouts"] * theirs
+    assert without < (1 - ns2ref.TOLERANCE["timeouts"]) * theirs, (without, theirs)
