@@ -217,6 +217,44 @@ def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as
     click.echo("]")
 
 
+# ---- TSQ (Kumar 2003): PI designer ----
+
+@cli.command("pi-design")
+@click.option("--link", "link", required=True, help="Bottleneck rate, e.g. 15Mbps.")
+@click.option("--flows", "flows", type=click.FloatRange(min=0, min_open=True), required=True,
+              help="Fewest TCP flows expected to share the link (N-), > 0.")
+@click.option("--rtt", "rtt", required=True, help="Largest round-trip time expected (R+), e.g. 250ms.")
+@click.option("--packet", "packet", default="1000B", show_default=True, help="Mean packet size.")
+@click.option("--q-ref", "q_ref", type=click.FloatRange(min=0), default=200, show_default=True, help="Target queue, packets.")
+@click.option("--limit", type=click.IntRange(min=1), default=800, show_default=True, help="Buffer, packets.")
+@click.option("--sample-rate", "sample_rate", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Controller updates per second (default: 40 per R+).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def pi_design(link: str, flows: float, rtt: str, packet: str, q_ref: float, limit: int, sample_rate: float | None,
+              as_json: bool) -> None:
+    """Design a PI AQM (Hollot, Misra, Towsley & Gong 2001) for a link: a, b and the sampling
+    frequency from the TCP fluid model; prints them and a ready [queue] table (kind = "pi")."""
+    from .models import pi_design as pd_
+
+    link_bps = _quantity(link, _RATE_UNITS, "rate", "--link")
+    rtt_s = _quantity(rtt, _TIME_UNITS, "duration", "--rtt")
+    packet_b = _quantity(packet, _SIZE_UNITS, "size", "--packet")
+    if q_ref >= limit:
+        _fail(f"--q-ref {q_ref:g}: must be below --limit ({limit})")
+    try:
+        d = pd_.design_for_link(link_bps, flows, rtt_s, packet_bytes=packet_b, sample_rate=sample_rate)
+    except ValueError as e:
+        _fail(f"pi-design: {e}")
+    if as_json:
+        click.echo(json.dumps(d.as_dict() | {"queue": d.queue_table(q_ref, limit)}, indent=2))
+        return
+    click.echo(f"capacity {d.capacity_pps:.1f} pkt/s, N- = {d.flows:g}, R+ = {d.rtt_s * 1e3:.1f} ms")
+    click.echo(f"K = {d.k:.4g}, z = {d.z:.4g} rad/s, crossover = {d.crossover_rad_s:.4g} rad/s, "
+               f"phase margin = {d.phase_margin_deg:.1f} deg")
+    click.echo(f"\n[queue]\nkind = \"pi\"\na = {d.a:.6g}\nb = {d.b:.6g}\nsample_rate = {d.sample_rate_hz:.6g}\n"
+               f"q_ref = {q_ref:g}\nlimit = {limit}")
+
+
 @cli.group()
 def repro() -> None:
     """Reproduce a thesis's experiments: figures and a claims report."""
@@ -285,6 +323,23 @@ def repro_bmre(out: Path, quick: bool, seeds: int | None, duration_s: float | No
 
     _writable_dir(out)
     _echo_verdicts(bmre.reproduce(out, quick=quick, workers=jobs, quiet=quiet, seeds=seeds, duration_s=duration_s), out)
+
+
+@repro.command("tsq")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/tsq"),
+              show_default=True, help="Directory for report.md, figures and CSV tables.")
+@click.option("--quick", is_flag=True, help="One seed, 40 s runs, hints 1, 3, 6, 10, 16: a few minutes.")
+@click.option("--seeds", type=click.IntRange(min=1), default=None, help="Seeds per point (default 3; 1 with --quick).")
+@click.option("--duration", type=click.FloatRange(min=25), default=None,
+              help="Seconds per run, warm-up 20 s included (default 100; 40 with --quick).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def repro_tsq(out: Path, quick: bool, seeds: int | None, duration: float | None, jobs: int | None, quiet: bool) -> None:
+    """Kumar 2003, TSQ over PI: E1-E5 (audio and video hint sweeps, audio/FTP and UDP/FTP mixes), quality vs hint."""
+    from .repro import tsq
+
+    _writable_dir(out)
+    _echo_verdicts(tsq.reproduce(out, quick=quick, seeds=seeds, duration_s=duration, workers=jobs, quiet=quiet), out)
 
 
 def _echo_verdicts(claims, out: Path) -> None:

@@ -16,6 +16,7 @@ use super::{
     FredParams, RandomDropParams, RedParams,
     RioParams,
 };
+use super::{PiParams, TsqParams};
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -98,6 +99,8 @@ pub fn catalog() -> Value {
         described::<DrrParams>(std::convert::identity),
         described::<CsfqParams>(std::convert::identity),
         described::<BmreParams>(BmreParams::filled),
+        described::<PiParams>(std::convert::identity),
+        described::<TsqParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -375,6 +378,22 @@ fn entries() -> Value {
                 "weighted": "weighted BMRE: weight = class + 1 (class 0-3, the 2 TOS bits); N_flow = sum of weights",
             },
         },
+        {
+            "kind": "pi",
+            "aliases": [],
+            "summary": "PI controller AQM as ns-2 Queue/PI runs it: drop with p updated at sample_rate Hz from the instantaneous queue in packets, p += a(q - q_ref) - b(q_old - q_ref), clamped to [0, 1]",
+            "source": "Hollot, Misra, Towsley & Gong 2001; ns-2 queue/pi.cc; Kumar 2003 Secs. 2.5, 5.1; specs/seed002-tsq.md sec. 2.6; docs/tsq.md",
+            "params": defaults::<PiParams>(std::convert::identity),
+            "docs": pi_docs(),
+        },
+        {
+            "kind": "tsq",
+            "aliases": [],
+            "summary": "Traffic Sensitive QoS over PI: packets with delay hint d (1-16) cut in line at weight t_a + d*t_d/16 and are dropped with p' = p*((l+t_d)/(l+q'))^2",
+            "source": "Kumar 2003 ch. 4, Eqs. 4.1-4.4, Fig. 4.2, Sec. 5.1; specs/seed002-tsq.md secs. 2.2-2.8; docs/tsq.md",
+            "params": defaults::<TsqParams>(std::convert::identity),
+            "docs": tsq_docs(),
+        },
     ])
 }
 
@@ -425,4 +444,32 @@ fn white_docs() -> Value {
         "gentle": "gentle RED (ns-2.1b8 default true)",
         "mean_packet_size": "RED idle-decay packet size (ns-2 mean_pktsize_ 500 B)",
     })
+}
+
+/// The PI keys (shared by `pi` and `tsq`).
+fn pi_docs() -> Value {
+    json!({
+        "a": "coefficient of (q - q_ref), per packet, >= 0 (Kumar 2003 / ns-2: 1.822e-5); `aqmlab pi-design` computes it for a link",
+        "b": "coefficient of (q_old - q_ref), per packet, >= 0 (1.816e-5)",
+        "sample_rate": "controller updates per second, Hz, in (0, 1e6] (ns-2 w_: 170)",
+        "q_ref": "target queue, packets, in [0, limit) (thesis 200; ns-2 default 50)",
+        "limit": "buffer, packets, >= 1 (thesis q_max 800); a full buffer drops the arrival",
+    })
+}
+
+/// The keys of `tsq`.
+fn tsq_docs() -> Value {
+    let mut d = pi_docs();
+    let m = d.as_object_mut().expect("a table");
+    for (k, v) in [
+        ("enabled", "true: cut-in-line and the p' penalty; false: PI alone (identical to kind = \"pi\")"),
+        ("latency", "the constant l of Eq. 4.4 (40 ms in the thesis)"),
+        ("penalty_position", "actual (default: q' = delay of the bytes really ahead) | target (q' = d*t_d/16)"),
+        ("overflow", "drop-arrival (default) | drop-last (ns-2 Queue/PI: insert, then drop the largest-weight packet)"),
+        ("default_hint", "hint for packets that carry none, 1-16 (16 = tail, no penalty)"),
+        ("limit", "buffer, packets, >= 1 (thesis q_max 800); see overflow"),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    d
 }

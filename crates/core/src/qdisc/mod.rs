@@ -26,6 +26,9 @@ pub mod red;
 pub mod red_core;
 pub mod rio;
 pub mod white;
+// TSQ (Kumar 2003): PI and TSQ over PI
+pub mod pi;
+pub mod tsq;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -46,6 +49,8 @@ pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioParams};
 pub use white::{White, WhiteFlavour, WhiteParams};
+pub use pi::{Pi, PiParams};
+pub use tsq::{Tsq, TsqParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,6 +246,10 @@ pub enum AnyQdisc {
     Csfq(Csfq),
     /// Buffer Management based on Rate Estimation (Cho 2002).
     Bmre(Bmre),
+    /// PI controller (Hollot et al. 2001, as ns-2 runs it).
+    Pi(Pi),
+    /// TSQ over PI (Kumar 2003).
+    Tsq(Tsq),
 }
 
 macro_rules! dispatch {
@@ -261,6 +270,8 @@ macro_rules! dispatch {
             AnyQdisc::Drr($q) => $e,
             AnyQdisc::Csfq($q) => $e,
             AnyQdisc::Bmre($q) => $e,
+            AnyQdisc::Pi($q) => $e,
+            AnyQdisc::Tsq($q) => $e,
         }
     };
 }

@@ -202,6 +202,14 @@ pub struct FlowParams {
     /// Traffic class tag carried by the flow's packets (for class-based disciplines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<u8>,
+    /// TSQ delay hint (Kumar 2003 §4.1) stamped on every data packet of the flow, 1–16
+    /// (1 = most delay-sensitive, 16 = best effort); absent = no hint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_hint: Option<i64>,
+    /// TCP only: the application writes one segment every `mss`·8/`app_rate` (ns-2 TCP driven by
+    /// a CBR application); absent = bulk (always data to send).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_rate: Option<Rate>,
 
     // ---- TCP ----
     /// `ns3`, `linux` or `ns2`: the defaults of the other TCP keys (explicit keys win).

@@ -15,6 +15,7 @@ use crate::qdisc::{
     AecnParams, AnyQdisc, BmreParams, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
+use crate::qdisc::{PiParams, TsqParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -67,13 +68,17 @@ pub enum QueueSpec {
     Csfq(CsfqParams),
     /// `kind = "bmre"`
     Bmre(BmreParams),
+    /// `kind = "pi"`
+    Pi(PiParams),
+    /// `kind = "tsq"`
+    Tsq(TsqParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
-      "bmre"];
+      "bmre", "pi", "tsq"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -94,6 +99,8 @@ impl QueueSpec {
             QueueSpec::Drr(p) => AnyQdisc::Drr(p.validate(path)?),
             QueueSpec::Csfq(p) => AnyQdisc::Csfq(p.validate(path, rate_bps)?),
             QueueSpec::Bmre(p) => AnyQdisc::Bmre(p.validate(path, rate_bps)?),
+            QueueSpec::Pi(p) => AnyQdisc::Pi(p.validate(path)?),
+            QueueSpec::Tsq(p) => AnyQdisc::Tsq(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -115,6 +122,8 @@ impl QueueSpec {
             QueueSpec::Drr(_) => "drr",
             QueueSpec::Csfq(_) => "csfq",
             QueueSpec::Bmre(_) => "bmre",
+            QueueSpec::Pi(_) => "pi",
+            QueueSpec::Tsq(_) => "tsq",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -135,6 +144,8 @@ impl QueueSpec {
             QueueSpec::Drr(p) => serde_json::to_value(p),
             QueueSpec::Csfq(p) => serde_json::to_value(p),
             QueueSpec::Bmre(p) => serde_json::to_value(p),
+            QueueSpec::Pi(p) => serde_json::to_value(p),
+            QueueSpec::Tsq(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -207,6 +218,10 @@ pub struct FlowSpec {
     pub transfers: Option<Transfers>,
     /// Connection slot of a `kind = "http"` browser; `None` otherwise.
     pub http: Option<HttpSlot>,
+    /// TSQ delay hint stamped on its data packets, 1..=16; 0 = none.
+    pub delay_hint: u8,
+    /// TCP application-limited source: payload bits/s the application writes (`app_rate`).
+    pub app_rate_bps: Option<f64>,
 }
 
 /// Which browser and slot an HTTP flow is.
@@ -315,6 +330,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "drr" => Ok(QueueSpec::Drr(params(rest, path)?)),
         "csfq" => Ok(QueueSpec::Csfq(params(rest, path)?)),
         "bmre" => Ok(QueueSpec::Bmre(params::<BmreParams>(rest, path)?.filled())),
+        "pi" => Ok(QueueSpec::Pi(params(rest, path)?)),
+        "tsq" => Ok(QueueSpec::Tsq(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
@@ -327,6 +344,7 @@ const TCP_KEYS: &[&str] = &[
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
     "size_dist", "repeat",
+    "app_rate",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
@@ -618,6 +636,26 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             return err(join(&path, "start"), format!("must be earlier than run.duration ({duration}), got {start}"));
         }
         let class = f.class.unwrap_or(0);
+        let delay_hint = match f.delay_hint {
+            None => 0,
+            Some(h) if (1..=16).contains(&h) => h as u8,
+            Some(h) => {
+                return err(
+                    join(&path, "delay_hint"),
+                    format!("must be an integer from 1 to 16 (TSQ's 4-bit hint: 1 = most delay-sensitive, 16 = best effort), got {h}"),
+                )
+            }
+        };
+        let app_rate_bps = match f.app_rate {
+            None => None,
+            Some(r) if r.0 > 0.0 && r.0.is_finite() => {
+                if f.size.is_some() || f.repeat.is_some() {
+                    return err(join(&path, "app_rate"), "an application-limited source is long-lived: remove size/repeat, or app_rate");
+                }
+                Some(r.0)
+            }
+            Some(r) => return err(join(&path, "app_rate"), format!("must be a positive rate such as \"128Kbps\", got {}", r.0)),
+        };
         let delay_jitter = f.access_delay_jitter.map(|d| d.0).unwrap_or(Dur::ZERO);
         let mut transfers = None;
         let (kind, variant) = if is_tcp {
@@ -689,6 +727,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                 variant,
                     transfers,
                     http: (f.kind == "http").then(|| HttpSlot { model: (http_models.len() - 1) as u16, browser: n_browsers, slot: s }),
+                    delay_hint,
+                    app_rate_bps,
                 });
             }
             if f.kind == "http" {

@@ -43,6 +43,8 @@ enum Event {
     Start(u32),
     Stop(u32),
     UdpSend(u32),
+    /// An application-limited TCP source (`app_rate`) writes its next segment.
+    AppWrite(u32),
     /// A browser's think time is over.
     BrowserWake(u32),
     /// A request reached the server: flow `f` starts a reply of `bytes` of payload.
@@ -487,6 +489,7 @@ impl<'s> World<'s> {
             Event::Start(f) => self.start(now, f as usize),
             Event::Stop(f) => self.flows[f as usize].active = false,
             Event::UdpSend(f) => self.udp_send(now, f as usize),
+            Event::AppWrite(f) => self.app_write(now, f as usize),
             Event::BrowserWake(b) => self.browser_wake(now, b as usize),
             Event::HttpRequest { f, bytes } => self.http_request(now, f as usize, bytes),
             Event::Sample => self.sample(now),
@@ -674,9 +677,13 @@ impl<'s> World<'s> {
     fn transmit(&mut self, now: Time, f: usize, from_sender: bool) {
         let data_dir = self.data_dir(f);
         let class = self.sc.flows[f].class;
+        let delay_hint = self.sc.flows[f].delay_hint;
         let flow = &mut self.flows[f];
         for mut pkt in self.tx_buf.drain(..) {
             pkt.class = class;
+            if from_sender {
+                pkt.delay_hint = delay_hint; // TSQ: every data packet of the flow (Kumar 2003 §4.1)
+            }
             if let (Some(edge), PacketKind::TcpData) = (flow.edge_rtt.as_mut(), pkt.kind) {
                 edge.on_data_out(&mut pkt, now);
             }
@@ -797,7 +804,15 @@ impl<'s> World<'s> {
                         flow.counters.transfer = (now, segments, 0);
                         sender.begin_transfer(cfg, now, segments, &mut self.tx_buf);
                     }
-                    None => sender.start(cfg, now, &mut self.tx_buf),
+                    None => {
+                        if sc.flows[f].app_rate_bps.is_some() {
+                            sender.limit_to_app_writes();
+                            sender.start(cfg, now, &mut self.tx_buf);
+                            self.app_write(now, f); // the first write at the start, as ns-2's CBR
+                            return;
+                        }
+                        sender.start(cfg, now, &mut self.tx_buf)
+                    }
                 }
                 self.transmit(now, f, true);
                 self.arm_sender_timer(f);
@@ -871,6 +886,21 @@ impl<'s> World<'s> {
         if let Some(w) = wake {
             self.events.schedule(w, Event::BrowserWake(h.browser));
         }
+    }
+
+    /// An application-limited TCP source writes one segment (`app_rate`), then schedules the
+    /// next write one segment time of its rate later.
+    fn app_write(&mut self, now: Time, f: usize) {
+        let sc = self.sc;
+        let flow = &mut self.flows[f];
+        let (Some(rate), true) = (sc.flows[f].app_rate_bps, flow.active) else { return };
+        let Endpoint::Tcp { cfg, sender, .. } = &mut flow.endpoint else { return };
+        let cfg = &sc.tcp_configs[*cfg as usize];
+        sender.app_write(cfg, now, 1, &mut self.tx_buf);
+        let gap = Dur::transmission(cfg.mss, rate).max(Dur(1));
+        self.transmit(now, f, true);
+        self.arm_sender_timer(f);
+        self.events.schedule(now + gap, Event::AppWrite(f as u32));
     }
 
     fn udp_send(&mut self, now: Time, f: usize) {

@@ -125,6 +125,11 @@ pub struct TcpSender {
     /// Payload of segment `data_end − 1` when a `begin_transfer_bytes` transfer ends short; 0 = as
     /// `TcpConfig::payload_of` says.
     last_payload: u32,
+    /// Segments an application-limited source has written so far (`u32::MAX`: unlimited, the
+    /// bulk FTP default). New data is sent only below it (ns-2 `Agent/TCP` driven by a CBR
+    /// application: each write raises `curseq_`; Kumar 2003's "TCP-friendly CBR" reading, see
+    /// `docs/tsq.md`).
+    app_limit: u32,
     stats: TcpSenderStats,
 }
 
@@ -156,8 +161,36 @@ impl TcpSender {
             scoreboard: None,
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
+            app_limit: u32::MAX,
             stats: TcpSenderStats::default(),
         }
+    }
+
+    /// Makes the sender application-limited with nothing written yet (before `start`).
+    pub fn limit_to_app_writes(&mut self) {
+        self.app_limit = 0;
+    }
+
+    /// The application writes `segments` more segments; sends what the window allows now, as
+    /// an ACK's send step would (nothing extra during PRR recovery, whose budget comes from ACKs).
+    pub fn app_write(&mut self, cfg: &TcpConfig, now: Time, segments: u32, out: &mut Vec<Packet>) {
+        self.integrate(now);
+        self.app_limit = self.app_limit.saturating_add(segments);
+        if self.in_recovery && cfg.recovery == Recovery::Prr {
+            return;
+        }
+        if self.in_recovery && cfg.variant == TcpVariant::Sack {
+            self.sack_transmit(cfg, now, out);
+        } else {
+            self.send_new(cfg, now, out);
+        }
+    }
+
+    /// One past the last segment the sender may send: the transfer's end or the application's
+    /// writes, whichever is first.
+    #[inline]
+    fn send_end(&self) -> u32 {
+        self.data_end.min(self.app_limit)
     }
 
     /// Starts the connection (no handshake is modelled): sends the initial window.
@@ -197,6 +230,7 @@ impl TcpSender {
             ecn_recover: self.snd_una,
             data_end: self.snd_una + segments.max(1),
             last_payload,
+            app_limit: self.app_limit,
             integrated_to: now,
             stats: self.stats,
             ..fresh
@@ -568,13 +602,14 @@ impl TcpSender {
     }
 
     fn may_send_new(&self, cfg: &TcpConfig) -> bool {
-        self.snd_max < self.data_end && self.snd_max - self.snd_una < cfg.max_window
+        self.snd_max < self.send_end() && self.snd_max - self.snd_una < cfg.max_window
     }
 
     /// Sends from `snd_nxt` while the window (cwnd, receiver window) and the data allow.
     fn send_new(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         let window = (self.cwnd.floor().max(1.0) as u32).min(cfg.max_window);
-        while self.snd_nxt < self.data_end && self.snd_nxt - self.snd_una < window {
+        let end = self.send_end();
+        while self.snd_nxt < end && self.snd_nxt - self.snd_una < window {
             let seq = self.snd_nxt;
             if seq < self.snd_max {
                 self.retransmit(cfg, now, seq, out);
