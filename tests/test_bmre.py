@@ -109,7 +109,32 @@ def test_quick_repro_writes_a_report_with_verdicts(tmp_path) -> None:
     cl = bmre.reproduce(tmp_path, quick=True, workers=2, quiet=True, duration_s=10.0)
     assert p.quick and len(cl) >= 12
     text = (tmp_path / "report.md").read_text()
-    assert "| R2a |" in text and "| R8 |" in text and "Sensitivity" in text
-    for name in ("fig4_3_fairness.png", "fig4_5_tcp_share_cbr.png", "bmre_internals.png", "results.csv"):
+    assert "| R2a |" in text and "| R8 |" in text and "| R3 |" in text and "Sensitivity" in text
+    for name in ("fig4_3_fairness.png", "fig4_5_tcp_share_cbr.png", "bmre_internals.png", "results.csv",
+                 "fig4_4_drop_events.png", "drop_events.csv"):
         assert (tmp_path / name).exists(), name
     assert all(c.holds in (True, False, None) for c in cl)
+
+
+def test_drop_event_gaps_tell_periodic_from_random_drops() -> None:
+    """E2's measure: gaps of a periodic drop train have CV 0, exponential gaps CV ≈ 1; bins with a
+    drop become events at the bin's start."""
+    from aqmlab.repro import bmre_drop_events as E2
+
+    assert E2.gap_cv(np.arange(0.0, 10.0, 0.5)) == pytest.approx(0.0, abs=1e-12)
+    gaps = np.random.default_rng(1).exponential(0.5, 5000)
+    assert E2.gap_cv(np.cumsum(gaps)) == pytest.approx(1.0, abs=0.05)
+    assert math.isnan(E2.gap_cv(np.array([1.0, 2.0])))
+    t = np.array([0.01, 0.02, 0.03, 0.04])
+    assert list(E2.event_times(np.array([0.0, 2.0, 0.0, 1.0]), t)) == pytest.approx([0.01, 0.03])
+
+
+def test_per_flow_drop_series_add_up_to_the_flows_drops() -> None:
+    sc = S.scenario(S.queue("red"), n_tcp=10, duration_s=10.0, seed=1, bin_s=0.01)
+    sc["run"]["warmup"] = "2s"
+    res = aqmlab.run(sc)
+    ts = res.timeseries
+    after = ts["time_s"] > 2.0 + 1e-9
+    for i, drops in enumerate(res.flows.sort_values("id")["drops"]):
+        assert ts.loc[after, f"flow{i}_drops"].sum() == drops
+    assert res.flows["drops"].sum() > 0, "the case must drop packets"

@@ -177,8 +177,9 @@ class Result:
     timeseries : pandas.DataFrame
         Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
         counts flows (FPQ, ``output.flow_counter``) and, when ``output.per_flow_timeseries`` is on,
-        per flow ``flow<i>_goodput_bps`` and ``flow<i>_offered_bps`` (wire bits/s of the flow's data
-        arriving at its bottleneck queue, dropped packets included) and, for MPEG flows only,
+        per flow ``flow<i>_goodput_bps``, ``flow<i>_offered_bps`` (wire bits/s of the flow's data
+        arriving at its bottleneck queue, dropped packets included) and ``flow<i>_drops`` (packets
+        dropped or lost in the bin) and, for MPEG flows only,
         ``flow<i>_actual_fps`` and ``flow<i>_playable_fps`` (frames complete / becoming playable at the
         receiver in the bin; docs/results.md); when ``output.per_flow_tcp_state`` is on, per TCP flow
         ``flow<i>_cwnd_segments`` (congestion window averaged over the bin) and ``flow<i>_srtt_s``
@@ -243,7 +244,7 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     # Per-flow columns (thousands with HTTP): one 2-D block instead of a dict of lists.
     names: list[str] = []
     rows: list[list[float]] = []
-    for key in ("goodput_bps", "offered_bps", "qdisc_beta", "qdisc_rate_bps"):
+    for key in ("goodput_bps", "offered_bps", "drops", "qdisc_beta", "qdisc_rate_bps"):
         for i, v in enumerate(series.get(f"flow_{key}", [])):
             names.append(f"flow{i}_{key}")
             rows.append(v)

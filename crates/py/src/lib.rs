@@ -87,6 +87,7 @@ fn run_scenario(
     d.set_item("reverse_queue_pkts", s.reverse_queue_pkts)?;
     d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
     d.set_item("flow_offered_bps", s.flow_offered_bps)?;
+    d.set_item("flow_drops", s.flow_drops)?;
     d.set_item("flow_actual_fps", s.flow_actual_fps)?;
     d.set_item("flow_playable_fps", s.flow_playable_fps)?;
     d.set_item("flow_cwnd_segments", s.flow_cwnd_segments)?;

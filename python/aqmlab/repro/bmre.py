@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from . import bmre_drop_events as E2  # noqa: E402
 from . import bmre_scenarios as S  # noqa: E402
 from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, fmt, frame_table, run_jobs, save_figure  # noqa: E402
 
@@ -548,7 +549,8 @@ def cbr_control_time(ts: pd.DataFrame, kinds: np.ndarray, fair_bps: float, facto
 
 
 def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internals: dict[str, dict[str, Any]],
-                 figs: list[str], minutes: float, sens: pd.DataFrame | None = None) -> None:
+                 figs: list[str], minutes: float, sens: pd.DataFrame | None = None,
+                 drop_events: pd.DataFrame | None = None) -> None:
     held = sum(c.holds is True for c in cl)
     failed = sum(c.holds is False for c in cl)
     lines = [
@@ -563,7 +565,7 @@ def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internal
         "",
         f"* N (E1, E3): {', '.join(map(str, p.n_values))}; E5 (500-B packets): {', '.join(map(str, p.e5_n))}; "
         + (f"E6 (40 % TFRC, 500 B): {', '.join(map(str, p.e6_n))}." if p.tfrc else "E6 not run (no TFRC transport).")
-        + " E2 (drop-event times of source 1, Fig. 4.4) is not run: the outputs have no per-flow drop times.",
+        + f" E2: 20 TCP flows, source 1's drops from the per-flow drop series in {E2.BIN_S * 1000:g}-ms bins.",
         "* 20 Mb/s links, bottleneck delay 2 ms, sender access 16 ms, receiver access 2 ms (RTT_prop 40 ms); "
         "buffer 320 kB for RED, FRED and BMRE, DRR's shared LQD limit 160 kB.",
         "* TCP NewReno (ns-2 profile), 1000-B packets counted whole, min RTO 200 ms, window 1000 packets, no delayed "
@@ -606,6 +608,9 @@ def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internal
         cols = [c for c in cols if c in d.columns]
         t = d.groupby(["aqm", "n"])[cols].mean().reset_index()
         tables += [f"### {exp} (mean over seeds)", "", frame_table(t), ""]
+    if drop_events is not None and len(drop_events):
+        tables += ["### E2, drop events of source 1 (mean over seeds; events/s of source 1 and of the other 19 "
+                   "flows on average, CV of source 1's gaps)", "", frame_table(E2.table(drop_events)), ""]
     e7 = df[df["exp"] == "E7"]
     if len(e7):
         tables += ["### E7, weighted BMRE (8 TCP, two per weight)", "",
@@ -638,9 +643,12 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
         cl.append(Claim("R5b", "§4.2.2, Fig. 4.6", "E4: BMRE regulates the CBR flows within 2 s", "≤ 2 s",
                         f"{fmt(t_ctl)} s (starts in [0, 1) s)", t_ctl <= 3.0,
                         "criterion: 2-s mean CBR goodput ≤ 1.5× fair from ≤ 3 s on"))
+    drop_events = E2.runs(p.seeds, p.duration_s, p.workers, p.quiet)
+    cl.append(E2.claim(drop_events))
     investigate(cl, df, internals, sens, p)
-    figs = figures(df, internals, out)
+    figs = figures(df, internals, out) + [E2.figure(drop_events, out)]
     df.to_csv(out / "results.csv", index=False)
     sens.to_csv(out / "sensitivity.csv", index=False)
-    write_report(out, p, df, cl, internals, figs, timer.minutes(), sens)
+    drop_events.drop(columns="event_times").to_csv(out / "drop_events.csv", index=False)
+    write_report(out, p, df, cl, internals, figs, timer.minutes(), sens, drop_events)
     return cl

@@ -105,6 +105,9 @@ pub struct FlowCounters {
     /// Wire bytes of the flow's data that arrived at its bottleneck queue (whole run; counted
     /// only with `output.per_flow_timeseries`).
     pub offered_bytes: u64,
+    /// Packets of this flow dropped or lost as `drops` counts them, but over the whole run (for
+    /// the per-flow drop series, whose bins before the warm-up count too).
+    pub drops_whole_run: u64,
     /// Payload delivered in order at the warm-up instant.
     pub delivered_at_warmup: u64,
     /// TCP sender counters at the warm-up instant.
@@ -231,6 +234,9 @@ pub struct TimeSeries {
     /// data packets that arrived at the bottleneck queue of its data direction in the bin, before
     /// the link-loss draw and the discipline's verdict (so dropped ones included; ACKs not).
     pub flow_offered_bps: Vec<Vec<f64>>,
+    /// Per flow, packets dropped at a bottleneck queue or lost on the link in each bin, data and
+    /// ACKs (empty when disabled): the drop-event times of Cho 2002's Fig. 4.4 at bin resolution.
+    pub flow_drops: Vec<Vec<f64>>,
     /// Per MPEG flow (flow index, values), frames per second complete at the receiver in each bin:
     /// the frames whose last fragment arrived in the bin and that count as complete
     /// ([`FrameDecoder`]). Empty when disabled; other flows have no entry.
@@ -295,6 +301,8 @@ pub struct World<'s> {
     last_goodput: Vec<u64>,
     /// `offered_bytes` of each flow at the previous sample (empty without per-flow series).
     last_offered: Vec<u64>,
+    /// `drops_whole_run` of each flow at the previous sample (empty without per-flow series).
+    last_drops: Vec<u64>,
     /// Each flow's cwnd integral over the current bin (empty without `output.per_flow_tcp_state`;
     /// entries of non-TCP flows stay unused).
     cwnd_bins: Vec<CwndBin>,
@@ -427,12 +435,14 @@ impl<'s> World<'s> {
                 class_average: class_names.into_iter().map(|n| (n, Vec::new())).collect(),
                 flow_goodput_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
                 flow_offered_bps: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
+                flow_drops: if sc.output.per_flow_timeseries { vec![Vec::new(); n] } else { Vec::new() },
                 flow_cwnd_segments: tcp_series(),
                 flow_srtt_s: tcp_series(),
                 ..TimeSeries::default()
             },
             last_goodput: vec![0; n],
             last_offered: if sc.output.per_flow_timeseries { vec![0; n] } else { Vec::new() },
+            last_drops: if sc.output.per_flow_timeseries { vec![0; n] } else { Vec::new() },
             cwnd_bins: if tcp_state { vec![CwndBin::default(); n] } else { Vec::new() },
             pcap: None,
             bin_delay: Box::new([(0.0, 0); 256]),
@@ -520,6 +530,7 @@ impl<'s> World<'s> {
         let link = &mut self.links[dir];
         let measuring = now >= self.sc.warmup;
         if link.loss > 0.0 && link.loss_rng.gen::<f64>() < link.loss {
+            self.flows[pkt.flow as usize].counters.drops_whole_run += 1;
             if measuring {
                 link.monitor.link_losses += 1;
                 self.flows[pkt.flow as usize].counters.drops += 1;
@@ -550,6 +561,9 @@ impl<'s> World<'s> {
             Verdict::Marked if measuring => counters.marks += 1,
             Verdict::Dropped(_) if measuring => counters.drops += 1,
             Verdict::Marked | Verdict::Dropped(_) => {}
+        }
+        if matches!(verdict, Verdict::Dropped(_)) {
+            counters.drops_whole_run += 1;
         }
         if matches!(verdict, Verdict::Dropped(_)) && !pkt.is_feedback() && pkt.sent_at >= self.sc.warmup {
             counters.lost_sent_after_warmup += 1;
@@ -584,6 +598,7 @@ impl<'s> World<'s> {
     /// Charges packets a discipline discarded from inside its queue to their flows.
     fn account_inner_drops(&mut self, measuring: bool) {
         for (p, _) in self.drop_buf.drain(..) {
+            self.flows[p.flow as usize].counters.drops_whole_run += 1;
             if measuring {
                 self.flows[p.flow as usize].counters.drops += 1;
             }
@@ -1099,6 +1114,13 @@ impl<'s> World<'s> {
                 self.last_offered[i] = o;
             }
         }
+        if !s.flow_drops.is_empty() {
+            for (i, f) in self.flows.iter().enumerate() {
+                let d = f.counters.drops_whole_run;
+                s.flow_drops[i].push((d - self.last_drops[i]) as f64);
+                self.last_drops[i] = d;
+            }
+        }
         for ((i, cwnd), (_, srtt)) in s.flow_cwnd_segments.iter_mut().zip(&mut s.flow_srtt_s) {
             let Endpoint::Tcp { sender, .. } = &self.flows[*i as usize].endpoint else { unreachable!("TCP flows only") };
             cwnd.push(self.cwnd_bins[*i as usize].take_mean(now, self.sc.output.bin));
@@ -1502,6 +1524,19 @@ packet_size = "1000B"
         let tcp_offered: f64 = (4..8).map(|i| bytes(&s.flow_offered_bps[i][WINDOW])).sum();
         let tcp_crossed: f64 = (4..8).map(|i| f64_of(&flows[i], "throughput_bps") * 15.0 / 8.0).sum();
         assert!(tcp_offered > tcp_crossed, "tcp offered {tcp_offered} crossed {tcp_crossed}");
+    }
+
+    #[test]
+    fn per_flow_drop_bins_add_up_to_each_flows_drops_after_the_warm_up() {
+        let out = run(MIX);
+        let flows = out.summary["flows"].as_array().unwrap();
+        let mut any = false;
+        for (i, f) in flows.iter().enumerate() {
+            let in_window: f64 = out.series.flow_drops[i][WINDOW].iter().sum();
+            assert_eq!(in_window, f64_of(f, "drops"), "flow {i}");
+            any |= in_window > 0.0;
+        }
+        assert!(any, "the mix must drop packets, or this test checks nothing");
     }
 
     #[test]
