@@ -360,8 +360,9 @@ const HTTP_KEYS: &[&str] = &[
     "request_delay",
 ];
 const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
-/// Keys of `kind = "tfrc"` (RFC 5348): only the packet size; the rate is TFRC's.
-const TFRC_KEYS: &[&str] = &["packet_size"];
+/// Keys of `kind = "tfrc"` (RFC 5348): the packet size, and `app_rate` for an application-limited
+/// sender (a "TCP-friendly CBR" source); the rate is otherwise TFRC's.
+const TFRC_KEYS: &[&str] = &["packet_size", "app_rate"];
 
 fn present_keys(f: &FlowParams) -> Vec<&'static str> {
     let v = serde_json::to_value(f).expect("flow params serialise");

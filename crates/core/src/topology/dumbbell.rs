@@ -25,7 +25,7 @@ use crate::traffic::mpeg::MpegSource;
 use crate::traffic::proshare::ProshareSource;
 use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{RttHintSource, TcpReceiver, TcpSender, TcpSenderStats};
-use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
+use crate::transport::tfrc::{self, TfrcReceiver, TfrcSender};
 use super::edge_rtt::EdgeRttMonitor;
 use rand::Rng as _;
 use std::collections::VecDeque;
@@ -372,7 +372,15 @@ impl<'s> World<'s> {
                         delivered_payload: 0,
                     },
                     FlowKind::Tfrc { packet_size } => Endpoint::Tfrc {
-                        sender: TfrcSender::new(i as u32, packet_size),
+                        sender: match f.app_rate_bps {
+                            // `app_rate` counts payload bits, as for TCP; the sender paces wire bytes.
+                            Some(bps) => {
+                                let payload = packet_size.saturating_sub(tfrc::HEADER_BYTES).max(1);
+                                TfrcSender::new(i as u32, packet_size)
+                                    .with_app_rate(bps / 8.0 * f64::from(packet_size) / f64::from(payload))
+                            }
+                            None => TfrcSender::new(i as u32, packet_size),
+                        },
                         receiver: TfrcReceiver::new(i as u32),
                         sender_timer_at: Time::NEVER,
                         receiver_timer_at: Time::NEVER,

@@ -22,7 +22,8 @@
 //! * Loss is detected at the first later packet (no reordering in the simulator, so RFC 5348's
 //!   NDUPACK = 3 would only delay detection by two packets).
 //! * History discounting (§5.5) and oscillation prevention (§4.5), both optional in the RFC, are
-//!   not implemented. The sender is never data-limited (long-lived flows).
+//!   not implemented. The sender always has data unless the scenario gives it an `app_rate`
+//!   (then it sends at `min(X, app rate)`, RFC 5348's data-limited sender).
 //! * Initial rate: one packet per second until the first feedback, then `W_init/R` with
 //!   `W_init = min(4s, max(2s, 4380))` (§4.2, RFC 3390).
 
@@ -36,6 +37,8 @@ pub use sender::TfrcSender;
 
 /// Wire size of a feedback packet (IP 20 + UDP 8 + 16 bytes of report), bytes.
 pub const FEEDBACK_BYTES: u32 = 44;
+/// Header bytes of a data packet (IP 20 + UDP 8): its payload is the packet size less these.
+pub const HEADER_BYTES: u32 = 28;
 /// `t_mbi`, the maximum back-off interval (§4.3): the rate never goes below `s / t_mbi`.
 pub const T_MBI_S: f64 = 64.0;
 

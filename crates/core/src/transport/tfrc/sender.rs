@@ -15,13 +15,17 @@
 //!   `X_recv` if that is lower and `p > 0` and `X_Bps > 2·X_recv` (the RFC's `Update_Limits`):
 //!   `X = max(limit, s/t_mbi)`, `X_recv_set = {limit/2}`; the timer restarts at
 //!   `max(4R, 2s/X)`. So `X` halves per expiry while reports are missing.
-//! * The sender is never data-limited; oscillation prevention (§4.5) is not implemented.
+//! * An application-limited sender (`with_app_rate`, the scenario's `app_rate`) sends at
+//!   `min(X, app rate)`: RFC 5348 §4.3's data-limited case, where `X_recv` reports what got through
+//!   and `recv_limit` then keeps `X` within twice that. Otherwise the sender always has data: a
+//!   "TCP-friendly CBR" source is a CBR application over an app-limited TFRC sender.
+//!   Oscillation prevention (§4.5) is not implemented.
 //! * Rate changes take effect from the next packet: its time is `last send + s/X`, or now if
 //!   that has passed.
 
 use super::equation;
 use super::receiver::unpack_feedback;
-use super::T_MBI_S;
+use super::{HEADER_BYTES, T_MBI_S};
 use crate::engine::{Dur, Time};
 use crate::packet::{FlowId, Packet, PacketKind};
 
@@ -43,6 +47,8 @@ pub struct TfrcSender {
     s: f64,
     /// `X`, allowed rate, bytes/s.
     x: f64,
+    /// The application's rate, bytes/s on the wire (infinite: always data to send).
+    app_rate: f64,
     /// `R`, seconds (None before the first report).
     r: Option<f64>,
     /// `p` from the last report.
@@ -65,6 +71,7 @@ impl TfrcSender {
             flow,
             s: f64::from(s),
             x: f64::from(s),
+            app_rate: f64::INFINITY,
             r: None,
             p: 0.0,
             x_recv_max: f64::INFINITY,
@@ -75,6 +82,18 @@ impl TfrcSender {
             nofeedback_at: None,
             stats: TfrcSenderStats::default(),
         }
+    }
+
+    /// The same sender with an application that writes `bytes_per_s` of packets (wire bytes).
+    pub fn with_app_rate(mut self, bytes_per_s: f64) -> TfrcSender {
+        debug_assert!(bytes_per_s > 0.0);
+        self.app_rate = bytes_per_s;
+        self
+    }
+
+    /// The rate packets leave at: TFRC's `X`, or less when the application writes less.
+    fn send_rate(&self) -> f64 {
+        self.x.min(self.app_rate)
     }
 
     fn w_init(&self) -> f64 {
@@ -102,7 +121,7 @@ impl TfrcSender {
         let mut p = Packet::new(PacketKind::TfrcData, self.flow);
         p.seq = self.next_seq;
         p.size = self.s as u32;
-        p.payload = (self.s as u32).saturating_sub(28).min(u32::from(u16::MAX)) as u16;
+        p.payload = (self.s as u32).saturating_sub(HEADER_BYTES).min(u32::from(u16::MAX)) as u16;
         p.sent_at = now;
         // Rounded up, so that the receiver, reporting every R, never reports faster than the
         // sender's "once per R" tests expect (§4.3 step 4 compares t_now − t_ld with R).
@@ -111,12 +130,12 @@ impl TfrcSender {
         self.next_seq += 1;
         self.stats.packets += 1;
         self.last_sent_at = Some(now);
-        self.next_send_at = Some(now + Dur::from_secs_f64(self.s / self.x));
+        self.next_send_at = Some(now + Dur::from_secs_f64(self.s / self.send_rate()));
     }
 
     fn reschedule(&mut self, now: Time) {
         if let Some(last) = self.last_sent_at {
-            self.next_send_at = Some((last + Dur::from_secs_f64(self.s / self.x)).max(now));
+            self.next_send_at = Some((last + Dur::from_secs_f64(self.s / self.send_rate())).max(now));
         }
     }
 

@@ -324,3 +324,21 @@ fn bad_tfrc_keys_are_rejected() {
     let e = crate::scenario::parse_toml(&text).unwrap_err().to_string();
     assert!(e.contains("flows[0].packet_size") && e.contains("29B"), "{e}");
 }
+
+#[test]
+fn an_application_limited_flow_sends_its_app_rate_until_tfrc_says_less() {
+    // Alone on the link, a 128 Kb/s application gets 128 Kb/s of goodput (payload bits; within
+    // 1 %): TFRC's X is far above it. Among 8 bulk TFRC flows on the same link with a 1 Mb/s
+    // application, its goodput stays at most the application's rate.
+    let alone = dumbbell("kind = \"droptail\"\nlimit = 50", "[[flows]]\nkind = \"tfrc\"\napp_rate = \"128Kbps\"\n", 1);
+    let g = alone["flows"][0]["goodput_bps"].as_f64().unwrap();
+    assert!((g - 128e3).abs() <= 0.01 * 128e3, "goodput {g}");
+    assert_eq!(alone["flows"][0]["drops"].as_u64().unwrap(), 0);
+    let crowd = "[[flows]]\nkind = \"tfrc\"\napp_rate = \"1Mbps\"\n[[flows]]\nkind = \"tfrc\"\ncount = 8\nstart_jitter = \"1s\"\n";
+    let s = dumbbell("kind = \"droptail\"\nlimit = 50", crowd, 1);
+    let flows = s["flows"].as_array().unwrap();
+    let limited = flows[0]["goodput_bps"].as_f64().unwrap();
+    assert!(limited <= 1e6 * 1.01, "app-limited goodput {limited}");
+    let bulk = flows[1..].iter().map(|f| f["goodput_bps"].as_f64().unwrap()).sum::<f64>() / 8.0;
+    assert!(bulk > limited, "bulk flows {bulk} should each out-send the 1 Mb/s application {limited}");
+}
