@@ -151,6 +151,10 @@ def run_all(p: Plan) -> dict[str, pd.DataFrame]:
                            "audio", False, "E1 UDP-CBR model")
         r["e2_udp"] = _run(p, _sweep_jobs(p, "e2", S.e2, p.hints, model="udp-cbr", extra_labels={"model": "udp-cbr"}),
                            "video", False, "E2 UDP-CBR model")
+        r["e1_tfrc"] = _run(p, _sweep_jobs(p, "e1", S.e1, p.hints, model="tfrc-cbr", extra_labels={"model": "tfrc-cbr"}),
+                            "audio", False, "E1 TFRC-CBR model")
+        r["e2_tfrc"] = _run(p, _sweep_jobs(p, "e2", S.e2, p.hints, model="tfrc-cbr", extra_labels={"model": "tfrc-cbr"}),
+                            "video", False, "E2 TFRC-CBR model")
     if p.ablations:
         r["e1_l300"] = _run(p, _sweep_jobs(p, "e1", S.e1, p.hints, queue_extra={"latency": "300ms"},
                                            extra_labels={"model": "tcp-cbr", "l_ms": 300}), "audio", False, "E1 l=300ms")
@@ -373,8 +377,14 @@ def claims(r: dict[str, pd.DataFrame], p: Plan) -> tuple[list[Claim], dict[str, 
         o1, _ = optimum(hu1)
         o2, _ = optimum(hu2)
         info.update(hu1=hu1, hu2=hu2)
-        c.append(Claim("S.1", "issue #12 (sensitivity)", "optimum hint under the other source model (plain UDP CBR)",
-                       "6 (thesis model unstated)", f"audio argmax {o1}, video argmax {o2} (TCP driven by CBR: {opt1}, {opt2})",
+        models = f"plain UDP CBR: audio argmax {o1}, video argmax {o2}"
+        if "e1_tfrc" in r:
+            ht1, ht2 = by_hint(r["e1_tfrc"]), by_hint(r["e2_tfrc"])
+            info.update(ht1=ht1, ht2=ht2)
+            models += f"; CBR over app-limited TFRC: audio argmax {optimum(ht1)[0]}, video argmax {optimum(ht2)[0]}"
+        c.append(Claim("S.1", "issue #12 (sensitivity)", "optimum hint under the other source models (plain UDP CBR; "
+                       "CBR over application-limited TFRC)", "6 (thesis model unstated)",
+                       f"{models} (TCP driven by CBR: {opt1}, {opt2})",
                        None, "shown: how much the optimum depends on the unstated source model"))
     if "e1_l300" in r:
         hl = by_hint(r["e1_l300"])
@@ -444,11 +454,13 @@ def reproduce(out: Path, *, quick: bool = False, seeds: int | None = None, durat
     figs = {
         "e1_cdf": figure_cdfs(r["e1"], out, "fig5_2-5_3_audio_cdfs.png", "audio"),
         "e1_q": figure_quality(info["h1"], out, "fig5_4-5_5_audio_quality.png", "audio",
-                               {"UDP-CBR model": info["hu1"]} | ({"l = 300 ms": info["hl"]} if "hl" in info else {})
+                               {"UDP-CBR model": info["hu1"]} | ({"TFRC-CBR model": info["ht1"]} if "ht1" in info else {})
+                               | ({"l = 300 ms": info["hl"]} if "hl" in info else {})
                                if "hu1" in info else None),
         "e2_cdf": figure_cdfs(r["e2"], out, "fig5_6-5_7_video_cdfs.png", "video"),
         "e2_q": figure_quality(info["h2"], out, "fig5_8-5_9_video_quality.png", "video",
-                               {"UDP-CBR model": info["hu2"]} if "hu2" in info else None),
+                               {"UDP-CBR model": info["hu2"]} | ({"TFRC-CBR model": info["ht2"]} if "ht2" in info else {})
+                               if "hu2" in info else None),
         "mixes": figure_mixes(info["n3"], info["n5"], out, "fig5_10_5_12_mixes.png"),
         "e4": figure_e4(info["n4"], out, "fig5_11_udp_hint.png"),
     }
@@ -515,6 +527,9 @@ def reproduce(out: Path, *, quick: bool = False, seeds: int | None = None, durat
     if "hu1" in info:
         lines += ["## Sensitivity: media flows as plain UDP CBR", "", "E1 audio:", "", _hint_table(info["hu1"]), "",
                   "E2 video:", "", _hint_table(info["hu2"]), ""]
+    if "ht1" in info:
+        lines += ["## Sensitivity: media flows as a CBR application over application-limited TFRC", "", "E1 audio:", "",
+                  _hint_table(info["ht1"]), "", "E2 video:", "", _hint_table(info["ht2"]), ""]
     if "hl" in info:
         lines += ["## Ablations", "", "E1 with l = 300 ms:", "", _hint_table(info["hl"]), "",
                   "E3 with q′ = target delay (A2):", "", frame_table(info["nt"]), ""]

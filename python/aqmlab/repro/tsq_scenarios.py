@@ -11,8 +11,9 @@ Unstated details and the choices made here (spec §4.3), all in ``docs/tsq.md``:
   IW 2, no delayed ACKs, min RTO 0.2 s), hint 16;
 * "TCP-friendly CBR" audio/video: **TCP NewReno driven by a CBR application** (``app_rate``: ns-2's
   ``Agent/TCP`` + ``Application/Traffic/CBR``), the application writing 1000-B packets at the nominal
-  rate (128 Kb/s audio = 16 pkt/s, 500 Kb/s video = 62.5 pkt/s); the sensitivity variant is a plain
-  UDP CBR source at the same rate (unresponsive);
+  rate (128 Kb/s audio = 16 pkt/s, 500 Kb/s video = 62.5 pkt/s); the sensitivity variants are a plain
+  UDP CBR source at the same rate (unresponsive) and a CBR application over an application-limited
+  TFRC sender (RFC 5348: the nominal rate unless the equation allows less);
 * UDP "audio" of E4 at 600 Kb/s and of E5 at 128 Kb/s (E5's rate is not given), 1000-B datagrams;
 * start times uniform in [0, 5) s, the first 20 s discarded (warm-up), several seeds.
 """
@@ -32,7 +33,7 @@ START_JITTER = "5s"
 L_CONST = "40ms"
 FTP_FILE_KBITS = 15_000.0  # S of Q_t = T/S (unstated; ≥ the bottleneck rate, so the cap never binds)
 
-MEDIA_MODELS = ("tcp-cbr", "udp-cbr")
+MEDIA_MODELS = ("tcp-cbr", "udp-cbr", "tfrc-cbr")
 AUDIO_KBPS, VIDEO_KBPS, UDP_E4_KBPS, UDP_E5_KBPS = 128.0, 500.0, 600.0, 128.0
 
 FTP = {"kind": "tcp", "profile": "ns2", "variant": "newreno", "mss": f"{TCP_PAYLOAD}B", "header_bytes": "40B",
@@ -49,6 +50,10 @@ def media_group(model: str, kbps: float, hint: int, count: int = 1) -> dict[str,
     if model == "udp-cbr":
         return {"kind": "udp-cbr", "rate": f"{kbps:.6g}kbps", "packet_size": f"{PACKET_BYTES}B", "start_jitter": START_JITTER,
                 "delay_hint": hint, "class": 1, "count": count}
+    if model == "tfrc-cbr":
+        # TFRC's packet_size is the wire size; app_rate counts the 972-B payloads.
+        return {"kind": "tfrc", "packet_size": f"{PACKET_BYTES}B", "app_rate": f"{kbps * UDP_PAYLOAD / PACKET_BYTES:.6g}kbps",
+                "start_jitter": START_JITTER, "delay_hint": hint, "class": 1, "count": count}
     raise ValueError(f"model must be one of {', '.join(MEDIA_MODELS)}, got {model!r}")
 
 
