@@ -1,6 +1,6 @@
 """Cross-check against ns-2.35 (Debian's `ns2` package): the WHITE thesis's static dumbbells (Lee 2002,
 Exps 1–4, 30 Reno flows, 10 Mb/s) under RED, drop-tail and DRR, run in both simulators with the same
-settings (`validation/ns2/white_red.tcl` mirrors `aqmlab.repro.white_scenarios`).
+settings (`validation/ns2/white_dumbbell.tcl` mirrors `aqmlab.repro.white_scenarios`).
 
 Compared per experiment and discipline, seed means: aggregate goodput, drop rate, timeouts, Jain's
 index and each RTT cluster's mean per-flow goodput. Tolerances (fixed before the first comparison,
@@ -26,7 +26,7 @@ from aqmlab.exceptions import AqmlabError
 from aqmlab.metrics import jain_index
 from aqmlab.repro import white_scenarios as W
 
-SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_red.tcl"
+SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_dumbbell.tcl"
 PROFILE = W.RedProfile("thresholds-3-9", 30, 3, 9, 0.1)  # the WHITE reproduction's calibrated RED
 SEEDS = (1, 2, 3, 4, 5)
 CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1-offgrid", "droptail"),

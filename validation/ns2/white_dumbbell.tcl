@@ -1,5 +1,5 @@
-# WHITE (Lee 2002) RED baseline in ns-2.35, for cross-checking aqmlab's ns-2-like Reno.
-# Usage: ns white_red.tcl <seed> <duration_s> <warmup_s> <red|droptail|drr> <limit> <min_th> <max_th>
+# WHITE (Lee 2002) dumbbells in ns-2.35 (RED, drop-tail, DRR), for cross-checking aqmlab (aqmlab.ns2ref).
+# Usage: ns white_dumbbell.tcl <seed> <duration_s> <warmup_s> <red|droptail|drr> <limit> <min_th> <max_th>
 #        <max_p> <access_ms...>   (python -m aqmlab.ns2ref drives it)
 # Mirrors python/aqmlab/repro/white_scenarios.py: 10 Mb/s 5 ms bottleneck, 100 Mb/s access links,
 # Reno, IW 2, window 64, 1000-byte packets with no header added, no delayed ACKs, 100 ms tick,
