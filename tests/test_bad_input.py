@@ -46,6 +46,10 @@ CASES = {
                                   "at least 4us"]),
     "UDP packet smaller than its headers": (('packet_size = "500B"', 'packet_size = "20B"'),
                                             ["flows[1].packet_size", "line 26", "between 28B", "20B"]),
+    "string where an integer goes": (('start_jitter = "500ms"', 'start_jitter = "500ms"\ndelay_hint = "high"'),
+                                     ["flows[0].delay_hint", "line 22", 'string "high"', "expected an integer"]),
+    "string where a number goes": (("max_p = 0.1", 'max_p = "0.1"'),
+                                   ["queue.max_p", "line 15", 'string "0.1"', "expected a number"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),

@@ -74,6 +74,13 @@ pub(crate) fn clean_serde_message(m: &str) -> String {
             "data did not match any variant of untagged enum DelayedAckParams",
             "expected true, false or a table { count = 2, timeout = \"200ms\" }",
         );
+    // serde names the Rust field type ("expected i64"); a user wrote TOML, so say it in TOML's terms.
+    for rust in ["u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize"] {
+        s = s.replace(&format!("expected {rust}"), "expected an integer");
+    }
+    for rust in ["f32", "f64"] {
+        s = s.replace(&format!("expected {rust}"), "expected a number");
+    }
     if let Some(c) = s.get(..1) {
         s = c.to_lowercase() + &s[1..];
     }
