@@ -103,3 +103,23 @@ def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) ->
     # DRR, the fairness ideal, is fairer than RED in Exp 1 (1/RTT bias) whatever the calibration
     exp1 = results[results["exp"] == "exp1"].groupby("aqm")["jfi"].mean()
     assert exp1["drr"] > exp1["red"] + 0.1
+
+
+def test_vegas_base_rtt_hints_change_chardonnay_and_leave_red_alone() -> None:
+    """`rtt_hint = "sender-vegas"` (ns-2 Vegas's baseRTT, spec §2.1.1): a round with at most one
+    segment in flight overwrites the hint with the round's average RTT, queueing included (the rules
+    themselves: `vegas_base_rtt.rs` tests). RED never reads the hint (identical results); Chardonnay
+    does, and with flows cut to one segment by timeouts the quirk changes its decisions."""
+    def with_hint(queue: dict, hint: str):
+        sc = scenario(queue)
+        for f in sc["flows"]:
+            f["rtt_hint"] = hint
+        return aqmlab.run(sc)
+
+    cols = ["goodput_bps", "drops", "retransmits", "timeouts"]
+    assert with_hint({"kind": "red", **RED}, "sender").flows[cols].equals(
+        with_hint({"kind": "red", **RED}, "sender-vegas").flows[cols])
+    plain = with_hint({"kind": "chardonnay", **RED}, "sender")
+    vegas = with_hint({"kind": "chardonnay", **RED}, "sender-vegas")
+    assert plain.flows["timeouts"].sum() > 0, "the quirk needs one-segment rounds"
+    assert not plain.flows[cols].equals(vegas.flows[cols])

@@ -170,14 +170,16 @@ def _per_source_bins(ts: pd.DataFrame, exp: S.Experiment) -> pd.DataFrame:
 
 
 def _jobs(exp_names, aqms, red: S.RedProfile, seeds, *, access_bps: float = 100e6, drr_buckets: int | None = None,
-          alpha: float | None = None, beta: float | None = None, extra: dict | None = None) -> list[Job]:
+          alpha: float | None = None, beta: float | None = None, rtt_hint: str = "sender",
+          extra: dict | None = None) -> list[Job]:
     exps = S.experiments()
     jobs = []
     for name in exp_names:
         for aqm in aqms:
             q = S.queue(aqm, red, alpha=alpha, beta=beta, drr_buckets=drr_buckets)
             for seed in seeds:
-                sc = S.scenario(exps[name], q, seed=seed, ecn=aqm.startswith("chablis"), access_bps=access_bps)
+                sc = S.scenario(exps[name], q, seed=seed, ecn=aqm.startswith("chablis"), access_bps=access_bps,
+                                rtt_hint=rtt_hint)
                 jobs.append(Job(sc, {"exp": name, "aqm": aqm, "seed": seed, "profile": red.name,
                                      "access_mbps": access_bps / 1e6, **(extra or {})}))
     return jobs
@@ -231,7 +233,7 @@ def main_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
 
 def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     """Chardonnay, RED and DRR on Exps 1–4 under every other RED candidate, with 10 Mb/s access
-    links, and DRR with ns-2's 10 hash buckets."""
+    links, DRR with ns-2's 10 hash buckets, and Chardonnay with ns-2 Vegas's baseRTT as the hint."""
     seeds = p.seeds[:3]
     jobs = []
     for prof in S.calibration_profiles():
@@ -239,6 +241,8 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
             jobs += _jobs(STATIC, ["red", "chardonnay"], prof, seeds, extra={"case": f"RED profile {prof.name}"})
     jobs += _jobs(STATIC, ["red", "chardonnay", "drr"], red, seeds, access_bps=10e6, extra={"case": "access 10 Mb/s"})
     jobs += _jobs(STATIC, ["drr"], red, seeds, drr_buckets=10, extra={"case": "DRR, 10 buckets (ns-2 default)"})
+    jobs += _jobs(STATIC, ["chardonnay"], red, seeds, rtt_hint="sender-vegas",
+                  extra={"case": "hint: ns-2 Vegas baseRTT (spec §2.1.1 quirk)"})
     return _run(p, jobs, "sensitivity")
 
 

@@ -127,11 +127,12 @@ def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float 
 
 
 def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: bool = False,
-             access_bps: float = 100e6, bin_s: float = 0.25) -> dict[str, Any]:
-    """The dumbbell of `exp` under `queue_spec`."""
+             access_bps: float = 100e6, bin_s: float = 0.25, rtt_hint: str = "sender") -> dict[str, Any]:
+    """The dumbbell of `exp` under `queue_spec`; `rtt_hint = "sender-vegas"` for ns-2 Vegas's baseRTT
+    quirk (spec §2.1.1)."""
     tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "ack_bytes": "40B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
-           "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn}
+           "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn, "rtt_hint": rtt_hint}
     flows: list[dict[str, Any]] = []
     for i, (delay, cluster) in enumerate(zip(exp.access_ms, exp.clusters, strict=True)):
         base = {**tcp, "access_delay": f"{delay:g}ms"}

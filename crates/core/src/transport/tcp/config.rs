@@ -63,6 +63,10 @@ pub enum RttHintSource {
     Sender,
     /// An ingress edge router at the sender's end of the access link, one sample per RTT.
     Edge,
+    /// The sender, with ns-2 Vegas's baseRTT rules, which can raise the hint when a round carries at
+    /// most one segment (spec seed001-white.md §2.1.1; `vegas_base_rtt.rs`).
+    #[serde(rename = "sender-vegas")]
+    SenderVegas,
 }
 
 /// Delayed-ACK policy of the receiver (RFC 1122 §4.2.3.2, RFC 5681 §4.2).

@@ -15,6 +15,7 @@ mod receiver;
 mod rtt;
 mod scoreboard;
 mod sender;
+mod vegas_base_rtt;
 #[cfg(test)]
 mod tests;
 

@@ -48,6 +48,7 @@ use super::rtt::RttEstimator;
 use super::congestion::CcState;
 use super::prr::Prr;
 use super::scoreboard::Scoreboard;
+use super::vegas_base_rtt::VegasBaseRtt;
 use super::{FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
@@ -118,6 +119,8 @@ pub struct TcpSender {
     /// Smallest RTT seen, ns (`u64::MAX` before the first sample): Lee 2002's hint, from every ACK
     /// of new data via the echoed timestamp (a fine-grained clock, not the RTO estimator's).
     min_rtt_ns: u64,
+    /// `rtt_hint = "sender-vegas"`: ns-2 Vegas's baseRTT, which replaces `min_rtt_ns` as the hint.
+    vegas: Option<Box<VegasBaseRtt>>,
     /// SACK scoreboard, allocated on the first SACK block.
     scoreboard: Option<Box<Scoreboard>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
@@ -158,6 +161,7 @@ impl TcpSender {
             prr: Prr::default(),
             partial_ack_seen: false,
             min_rtt_ns: u64::MAX,
+            vegas: (cfg.rtt_hint == RttHintSource::SenderVegas).then(Box::default),
             scoreboard: None,
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
@@ -277,7 +281,12 @@ impl TcpSender {
         let acked = ack.ack - self.snd_una;
         // The echo can only over-state a round trip (it may include waiting for a hole or a
         // delayed ACK), so the running minimum is the path's RTT as this flow has seen it.
-        self.min_rtt_ns = self.min_rtt_ns.min(now.saturating_since(ack.sent_at).0);
+        let sample_ns = now.saturating_since(ack.sent_at).0;
+        self.min_rtt_ns = self.min_rtt_ns.min(sample_ns);
+        if let Some(vegas) = self.vegas.as_mut() {
+            // t_seqno_ after ns-2's newack(): never below the new cumulative ACK.
+            vegas.on_new_ack(now, ack.ack - 1, self.snd_nxt.max(ack.ack), sample_ns);
+        }
         if cfg.timestamps {
             // RFC 7323 §4.1 RTTM: every ACK of new data is a valid sample, retransmission or not.
             self.rtt.sample(now.saturating_since(ack.sent_at));
@@ -641,7 +650,7 @@ impl TcpSender {
         p.payload = payload.min(u16::MAX as u32) as u16;
         p.size = payload + cfg.header_bytes;
         p.sent_at = now;
-        if cfg.rtt_hint == RttHintSource::Sender {
+        if matches!(cfg.rtt_hint, RttHintSource::Sender | RttHintSource::SenderVegas) {
             p.set_rtt_hint_ms(self.rtt_hint_ms());
         }
         if retransmission {
@@ -723,13 +732,18 @@ impl TcpSender {
         self.stats.cwnd_seg_ns + self.cwnd * open as f64
     }
 
-    /// The RTT hint stamped on data segments: the minimum RTT in whole ms (rounded, at least 1),
-    /// saturating at 65,535; 0 before the first sample.
+    /// The RTT hint stamped on data segments: the minimum RTT (or, with `rtt_hint = "sender-vegas"`,
+    /// ns-2 Vegas's baseRTT) in whole ms (rounded, at least 1), saturating at 65,535; 0 before the
+    /// first sample.
     pub fn rtt_hint_ms(&self) -> u16 {
-        if self.min_rtt_ns == u64::MAX {
+        let rtt_ns = match &self.vegas {
+            Some(vegas) => vegas.base_rtt_ns().unwrap_or(u64::MAX),
+            None => self.min_rtt_ns,
+        };
+        if rtt_ns == u64::MAX {
             return 0;
         }
-        ((self.min_rtt_ns + 500_000) / 1_000_000).clamp(1, u64::from(u16::MAX)) as u16
+        ((rtt_ns + 500_000) / 1_000_000).clamp(1, u64::from(u16::MAX)) as u16
     }
 
     /// Smoothed RTT, once measured.
