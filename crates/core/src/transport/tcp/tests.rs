@@ -664,12 +664,12 @@ fn per_flow_state_stays_small() {
     // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
     let sender = std::mem::size_of::<TcpSender>();
     let receiver = std::mem::size_of::<TcpReceiver>();
-    // 248 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
+    // 256 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
     // Morris 1999's metrics need, then by PRR's counters, the boxed CUBIC/DCTCP state, Lee 2002's minimum RTT
-    // and Kumar 2003's application-limited writes (`app_limit`, +8 B with padding); the
-    // receiver by RFC 7323's TS.Recent and Last.ACK.sent); a guard against accidental growth,
-    // not a tight budget.
-    assert!(sender <= 248 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+    // and Kumar 2003's application-limited writes (`app_limit`, +8 B with padding), and the
+    // pointer to the optional ns-2 Vegas baseRTT state (+8 B); the receiver by RFC 7323's
+    // TS.Recent and Last.ACK.sent); a guard against accidental growth, not a tight budget.
+    assert!(sender <= 256 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
 }
 
 #[test]
