@@ -233,7 +233,8 @@ def main_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
 
 def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     """Chardonnay, RED and DRR on Exps 1–4 under every other RED candidate, with 10 Mb/s access
-    links, DRR with ns-2's 10 hash buckets, and Chardonnay with ns-2 Vegas's baseRTT as the hint."""
+    links, DRR with ns-2's 10 hash buckets, Chardonnay with ns-2 Vegas's baseRTT as the hint, and CSFQ
+    with SSZ98's 64 KB buffer (the thesis's own was lost with Fig. 4.1)."""
     seeds = p.seeds[:3]
     jobs = []
     for prof in S.calibration_profiles():
@@ -243,7 +244,14 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     jobs += _jobs(STATIC, ["drr"], red, seeds, drr_buckets=10, extra={"case": "DRR, 10 buckets (ns-2 default)"})
     jobs += _jobs(STATIC, ["chardonnay"], red, seeds, rtt_hint="sender-vegas",
                   extra={"case": "hint: ns-2 Vegas baseRTT (spec §2.1.1 quirk)"})
+    csfq_buffer = dataclasses.replace(red, limit=CSFQ_SSZ98_BUFFER_PKTS)
+    jobs += _jobs(STATIC, ["csfq"], csfq_buffer, seeds, extra={"case": CSFQ_BUFFER_CASE})
     return _run(p, jobs, "sensitivity")
+
+
+# SSZ98's simulations used 64 KB buffers: 64 of the thesis's 1000-byte packets.
+CSFQ_SSZ98_BUFFER_PKTS = 64
+CSFQ_BUFFER_CASE = "CSFQ, buffer 64 packets (SSZ98's 64 KB)"
 
 
 def grid_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
@@ -549,7 +557,7 @@ def _dynamic_table(df: pd.DataFrame) -> pd.DataFrame:
 
 def _sensitivity_table(sens: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    base = {(a, e): _mean(df, a, e, "jfi") for a in ("red", "chardonnay", "drr") for e in STATIC}
+    base = {(a, e): _mean(df, a, e, "jfi") for a in ("red", "chardonnay", "drr", "csfq") for e in STATIC}
     for case, g in sens.groupby("case", sort=False):
         for aqm, ga in g.groupby("aqm", sort=False):
             r: dict[str, Any] = {"case": case, "AQM": aqm}
@@ -558,6 +566,17 @@ def _sensitivity_table(sens: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
                 r[e] = f"{v:.3f} ({v - base[aqm, e]:+.3f})"
             rows.append(r)
     return pd.DataFrame(rows)
+
+
+def _csfq_buffer_line(sens: pd.DataFrame, df: pd.DataFrame, red: S.RedProfile) -> str:
+    """W3's lone robust flow under CSFQ with the larger buffer, beside the main runs'."""
+    big = sens[sens["case"] == CSFQ_BUFFER_CASE]
+    if big.empty:
+        return ""
+    return (f"CSFQ, Exp 3's lone 20-ms flow (W3): {_lone_flow(big, 'csfq', 'exp3'):.2f} Mb/s with a "
+            f"{CSFQ_SSZ98_BUFFER_PKTS}-packet buffer, {_lone_flow(df, 'csfq', 'exp3'):.2f} Mb/s with the calibrated "
+            f"{red.limit} (thesis 1.04); overflow drops {_mean(big, 'csfq', 'exp3', 'forced_drop_pct'):.2f} % vs "
+            f"{_mean(df, 'csfq', 'exp3', 'forced_drop_pct'):.2f} % of arrivals.")
 
 
 def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
@@ -625,6 +644,8 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "## Sensitivity (JFI, change from the main runs in brackets)",
         "",
         frame_table(_sensitivity_table(sens, df)),
+        "",
+        _csfq_buffer_line(sens, df, red),
         "",
         "## The α/β grid",
         "",
