@@ -109,7 +109,8 @@ def extract_for(exp: S.Experiment):
         arrivals = max(float(q["arrivals"]), 1.0)
         out: dict[str, Any] = {"drop_pct": 100 * float(q["drops"]) / arrivals, "marks": int(q["marks"]),
                                "early_drop_pct": 100 * float(q["drops_early"]) / arrivals,
-                               "forced_drop_pct": 100 * float(q["drops_forced"] + q["drops_overflow"]) / arrivals}
+                               "forced_drop_pct": 100 * float(q["drops_forced"] + q["drops_overflow"]) / arrivals,
+                               "mean_queue_pkts": float(q["mean_len_packets"])}
         if "white_r_formula_ms" in res.timeseries:
             ts = res.timeseries
             out["r_formula_ms"] = float(ts.loc[ts["time_s"] > exp.warmup_s, "white_r_formula_ms"].mean())
@@ -234,7 +235,7 @@ def main_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
 def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     """Chardonnay, RED and DRR on Exps 1–4 under every other RED candidate, with 10 Mb/s access
     links, DRR with ns-2's 10 hash buckets, Chardonnay with ns-2 Vegas's baseRTT as the hint, and CSFQ
-    with SSZ98's 64 KB buffer (the thesis's own was lost with Fig. 4.1)."""
+    with larger buffers (the thesis's own was lost with Fig. 4.1)."""
     seeds = p.seeds[:3]
     jobs = []
     for prof in S.calibration_profiles():
@@ -242,16 +243,17 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
             jobs += _jobs(STATIC, ["red", "chardonnay"], prof, seeds, extra={"case": f"RED profile {prof.name}"})
     jobs += _jobs(STATIC, ["red", "chardonnay", "drr"], red, seeds, access_bps=10e6, extra={"case": "access 10 Mb/s"})
     jobs += _jobs(STATIC, ["drr"], red, seeds, drr_buckets=10, extra={"case": "DRR, 10 buckets (ns-2 default)"})
+    jobs += _jobs(STATIC, ["fred_parris"], red, seeds, extra={"case": "FRED, Parris 2001 variant"})
     jobs += _jobs(STATIC, ["chardonnay"], red, seeds, rtt_hint="sender-vegas",
                   extra={"case": "hint: ns-2 Vegas baseRTT (spec §2.1.1 quirk)"})
-    csfq_buffer = dataclasses.replace(red, limit=CSFQ_SSZ98_BUFFER_PKTS)
-    jobs += _jobs(STATIC, ["csfq"], csfq_buffer, seeds, extra={"case": CSFQ_BUFFER_CASE})
+    for limit, case in CSFQ_BUFFER_CASES.items():
+        jobs += _jobs(STATIC, ["csfq"], dataclasses.replace(red, limit=limit), seeds, extra={"case": case})
     return _run(p, jobs, "sensitivity")
 
 
-# SSZ98's simulations used 64 KB buffers: 64 of the thesis's 1000-byte packets.
-CSFQ_SSZ98_BUFFER_PKTS = 64
-CSFQ_BUFFER_CASE = "CSFQ, buffer 64 packets (SSZ98's 64 KB)"
+# CSFQ's buffer, beyond the calibrated RED limit: SSZ98's simulations used 64 KB (64 of the thesis's
+# 1000-byte packets); 1000 packets is a buffer that never overflows here, which isolates CSFQ's own drops.
+CSFQ_BUFFER_CASES = {64: "CSFQ, buffer 64 packets (SSZ98's 64 KB)", 1000: "CSFQ, buffer 1000 packets (no overflow)"}
 
 
 def grid_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
@@ -274,7 +276,8 @@ def _lone_flow(df: pd.DataFrame, aqm: str, exp: str) -> float:
     return float(np.mean([g[0] for g in rows["goodputs"]]))
 
 
-def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "") -> list[Claim]:
+def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "",
+           sens: pd.DataFrame | None = None) -> list[Claim]:
     """The claims, with WHITE read as `reading` ("" = the spec's default, "_pa" = the alternative)."""
     if reading:
         def swap(frame: pd.DataFrame) -> pd.DataFrame:
@@ -367,15 +370,15 @@ def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "") -> 
                      "0.785, 0.930, 0.982", ", ".join(f"{jfi['red', e]:.3f}" for e in ("exp1", "exp3", "exp4")), None,
                      "shown: RED's settings were calibrated on these (and the drop rates), so they are not evidence"))
     out += grid_claims(grid, p)
-    _attach_notes(out, df)
+    _attach_notes(out, df, sens)
     if reading:
         for c in out:
             c.ident += reading.replace("_", "-")
     return out
 
 
-def _attach_notes(out: list[Claim], df: pd.DataFrame) -> None:
-    """Measured notes on the claims that do not hold (from the same runs)."""
+def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None = None) -> None:
+    """Measured notes on the claims that do not hold (from the same runs and the sensitivity runs)."""
     by = {c.ident: c for c in out}
     ratio = {a: _mean(df, a, "exp1", "robust_loss") / max(_mean(df, a, "exp1", "fragile_loss"), 1e-9)
              for a in ("red", "chardonnay", "chardonnay_pa") if len(df[df["aqm"] == a])}
@@ -403,9 +406,10 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame) -> None:
         by["W3"].note = (
             f"Under CSFQ in Exp 3, {overflow:.2f} of the {total:.2f} % drops are buffer overflows, not CSFQ's "
             f"early drops, and they fall on the lone 20-ms flow: it loses {100 * robust:.1f} % of the packets it "
-            f"sends, the 200-ms flows {100 * fragile:.1f} %. Its rate stays below the fair share, so CSFQ itself "
-            "never drops it; its slow-start bursts after each timeout meet a buffer that CSFQ's α lets fill. "
-            "CSFQ's K_c is unverified (docs/white.md), and the thesis's buffer is lost with its Fig. 4.1.")
+            f"sends, the 200-ms flows {100 * fragile:.1f} %. CSFQ aims α at full utilisation and only its overflow "
+            "heuristic lowers α, so the queue reaches the buffer limit and the flow's bursts overflow it."
+            + _csfq_buffer_sentence(sens, _lone_flow(df, "red", "exp3")) +
+            " The thesis's buffer was lost with its Fig. 4.1; CSFQ's K_c is unverified (docs/white.md).")
     chablis_forced = [_mean(df, "chablis", e, "forced_drop_pct") for e in STATIC]
     chablis_all = [_mean(df, "chablis", e, "drop_pct") for e in STATIC]
     if "W10b" in by and by["W10b"].holds is False:
@@ -518,8 +522,8 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     df = main_runs(p, red)
     sens = sensitivity_runs(p, red)
     grid = grid_runs(p, red)
-    cl = claims(df, grid, p)
-    cl_alt = claims(df, grid, p, "_pa")
+    cl = claims(df, grid, p, sens=sens)
+    cl_alt = claims(df, grid, p, "_pa", sens=sens)
     figures(df, grid, p, out)
     drop_cols = [c for c in df.columns if df[c].map(lambda v: isinstance(v, (dict, tuple, np.ndarray))).any()]
     df.drop(columns=drop_cols).to_csv(out / "results.csv", index=False)
@@ -539,6 +543,7 @@ def _summary_table(df: pd.DataFrame) -> pd.DataFrame:
                 r[f"{e} cluster JFI"] = _mean(df, aqm, e, "cluster_jfi")
             r[f"{e} [min, max]"] = f"[{_mean(df, aqm, e, 'min_mbps'):.2f}, {_mean(df, aqm, e, 'max_mbps'):.2f}]"
         r["drop % (1-4)"] = ", ".join(f"{_mean(df, aqm, e, 'drop_pct'):.2f}" for e in STATIC)
+        r["goodput Mb/s (1-4)"] = ", ".join(f"{_mean(df, aqm, e, 'total_mbps'):.2f}" for e in STATIC)
         rows.append(r)
     return pd.DataFrame(rows)
 
@@ -557,26 +562,33 @@ def _dynamic_table(df: pd.DataFrame) -> pd.DataFrame:
 
 def _sensitivity_table(sens: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    base = {(a, e): _mean(df, a, e, "jfi") for a in ("red", "chardonnay", "drr", "csfq") for e in STATIC}
+    base = {(a, e): _mean(df, a, e, "jfi") for a in ("red", "chardonnay", "drr", "csfq", "fred") for e in STATIC}
     for case, g in sens.groupby("case", sort=False):
         for aqm, ga in g.groupby("aqm", sort=False):
             r: dict[str, Any] = {"case": case, "AQM": aqm}
             for e in STATIC:
                 v = float(ga[ga["exp"] == e]["jfi"].mean())
-                r[e] = f"{v:.3f} ({v - base[aqm, e]:+.3f})"
+                r[e] = f"{v:.3f} ({v - base[aqm.partition('_')[0], e]:+.3f})"
             rows.append(r)
     return pd.DataFrame(rows)
 
 
-def _csfq_buffer_line(sens: pd.DataFrame, df: pd.DataFrame, red: S.RedProfile) -> str:
-    """W3's lone robust flow under CSFQ with the larger buffer, beside the main runs'."""
-    big = sens[sens["case"] == CSFQ_BUFFER_CASE]
-    if big.empty:
+def _csfq_buffer_sentence(sens: pd.DataFrame | None, red_lone_mbps: float) -> str:
+    """W3's lone robust flow under CSFQ with the larger buffers of the sensitivity runs, beside its rate
+    under RED in the main runs."""
+    if sens is None:
         return ""
-    return (f"CSFQ, Exp 3's lone 20-ms flow (W3): {_lone_flow(big, 'csfq', 'exp3'):.2f} Mb/s with a "
-            f"{CSFQ_SSZ98_BUFFER_PKTS}-packet buffer, {_lone_flow(df, 'csfq', 'exp3'):.2f} Mb/s with the calibrated "
-            f"{red.limit} (thesis 1.04); overflow drops {_mean(big, 'csfq', 'exp3', 'forced_drop_pct'):.2f} % vs "
-            f"{_mean(df, 'csfq', 'exp3', 'forced_drop_pct'):.2f} % of arrivals.")
+    parts = []
+    for limit, case in CSFQ_BUFFER_CASES.items():
+        big = sens[sens["case"] == case]
+        if not big.empty:
+            parts.append(f"{_lone_flow(big, 'csfq', 'exp3'):.2f} Mb/s with {limit} packets (overflow drops "
+                         f"{_mean(big, 'csfq', 'exp3', 'forced_drop_pct'):.2f} %, mean queue "
+                         f"{_mean(big, 'csfq', 'exp3', 'mean_queue_pkts'):.0f} packets)")
+    if not parts:
+        return ""
+    return (" With a larger buffer the flow gets " + "; ".join(parts)
+            + f" (thesis 1.04; under our RED {red_lone_mbps:.2f} Mb/s).")
 
 
 def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
@@ -644,8 +656,6 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "## Sensitivity (JFI, change from the main runs in brackets)",
         "",
         frame_table(_sensitivity_table(sens, df)),
-        "",
-        _csfq_buffer_line(sens, df, red),
         "",
         "## The α/β grid",
         "",
