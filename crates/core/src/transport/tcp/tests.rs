@@ -233,12 +233,33 @@ fn ecn_a_loss_reduction_sets_cwr_and_suppresses_an_echo_in_the_same_window() {
         s.on_ack(&c, ms(150), &ack(1), &mut out); // more dupacks inflate until new data goes out
     }
     assert!(out[0].has(FLAG_CWR), "CWR after the fast-retransmit reduction");
+    assert_eq!(out[0].seq, 12, "segments 0..11 were out when the loss was detected");
     let echo = |n| Packet { flags: FLAG_ECE, ..ack(n) };
-    s.on_ack(&c, ms(200), &echo(20), &mut out); // full ACK ends recovery; echo for the old window
+    s.on_ack(&c, ms(200), &echo(12), &mut out); // full ACK ends recovery; echo for the old window
+    assert!(!s.in_recovery());
     assert_eq!(s.stats().ecn_reductions, 0, "one reduction per window: the loss was it");
-    let cwnd = s.cwnd();
-    s.on_ack(&c, ms(201), &echo(21), &mut out);
-    assert_eq!(s.cwnd(), cwnd, "an ACK with ECE does not grow the window");
+    assert_eq!((s.cwnd(), s.ssthresh()), (5.5, 5.5), "no second cut: half of the 11 in flight, once");
+}
+
+#[test]
+fn ecn_a_timeout_sets_cwr_and_suppresses_an_echo_in_the_same_window() {
+    let c = TcpConfig { ecn: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c); // 0..9 out
+    let mut out = Vec::new();
+    s.on_timer(&c, s.next_wakeup().unwrap(), &mut out);
+    assert_eq!((s.stats().timeouts, s.cwnd(), s.ssthresh()), (1, 1.0, 5.0));
+    assert_eq!(seqs(&out), [0], "go-back-N from snd_una with the loss window");
+    let echo = |n| Packet { flags: FLAG_ECE, ..ack(n) };
+    out.clear();
+    s.on_ack(&c, ms(3000), &echo(1), &mut out); // echo of a mark on the window the timeout cut
+    assert_eq!(s.stats().ecn_reductions, 0, "the timeout was this window's reduction");
+    assert_eq!(s.cwnd(), 1.0, "an ACK with ECE does not grow the window");
+    assert!(out.iter().all(|p| p.has(FLAG_RETRANSMIT) && !p.has(FLAG_CWR)), "resends carry no CWR (RFC 3168 §6.1.5)");
+    s.on_ack(&c, ms(3001), &ack(10), &mut out); // the rest of the old window, no ECE
+    let new_data: Vec<&Packet> = out.iter().filter(|p| !p.has(FLAG_RETRANSMIT)).collect();
+    assert!(!new_data.is_empty(), "{:?}", seqs(&out));
+    assert!(new_data[0].has(FLAG_CWR), "the first new segment after the timeout carries CWR");
+    assert!(new_data[1..].iter().all(|p| !p.has(FLAG_CWR)));
 }
 
 #[test]
@@ -470,6 +491,7 @@ fn ecn_echo_until_cwr_and_one_reduction_per_window() {
     assert!(out.is_empty(), "9 segments still in flight, window 5");
     s.on_ack(&c, ms(101), &echo(2), &mut out);
     assert_eq!(s.stats().ecn_reductions, 1, "at most once per window");
+    assert_eq!(s.cwnd(), 5.0, "an ACK with ECE does not grow the window");
     s.on_ack(&c, ms(102), &ack(6), &mut out);
     assert!(out[0].has(FLAG_CWR), "the first new segment after the reduction carries CWR");
     assert!(out[1..].iter().all(|p| !p.has(FLAG_CWR)));
