@@ -20,6 +20,7 @@ import subprocess
 from collections import Counter
 from itertools import combinations
 
+import aqmlab
 import pandas as pd
 import pytest
 from aqmlab import ns3ref
@@ -159,6 +160,23 @@ def test_unequal_rtts_favour_short_flows_in_both(compared) -> None:
     ours, theirs = pd.Series(c.aqmlab["per_flow_goodput_bps"]), pd.Series(c.ns3["per_flow_goodput_bps"])
     spearman = ours.rank().corr(theirs.rank())  # Pearson on ranks; pandas' "spearman" needs scipy
     assert spearman > 0.7
+
+
+def test_issue10_newcomer_dumbbell_agrees_with_ns3(compared) -> None:
+    """Issue #10's report (`ns3ref.NEWCOMER`): before the FlightSize fix aqmlab's goodput fell to
+    6.4 Mb/s with 10-12 % drops while ns-3 kept 9.7 Mb/s and 1.9 %."""
+    c = compared(ns3ref.NEWCOMER)
+    assert c.aqmlab["tcp_goodput_bps"] == pytest.approx(c.ns3["tcp_goodput_bps"], rel=0.03)
+    assert c.aqmlab["drop_rate"] == pytest.approx(c.ns3["drop_rate"], rel=0.25)
+
+
+def test_issue10_newcomer_dumbbell_keeps_every_window_near_its_share() -> None:
+    """The same dumbbell in aqmlab alone: one flow's mean cwnd exceeded 1,000 segments before the fix.
+    A fair share of the pipe plus the buffer is (10 Mb/s · 44 ms / 1502 B + 50) / 10 ≈ 8.7 segments;
+    no flow may average more than 3 times that."""
+    res = aqmlab.run(ns3ref.NEWCOMER.aqmlab_scenario())
+    assert res.flows["mean_cwnd_segments"].max() < 3 * 8.7, res.flows["mean_cwnd_segments"].tolist()
+    assert res.queues.iloc[0]["drop_rate"] < 0.03
 
 
 # Measured (seeds 1-3, docs/validation.md): ns-3 3.44 at its defaults gives 8.53 Mb/s, drop rate
