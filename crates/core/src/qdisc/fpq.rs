@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red::{Red, RedVariant};
+use super::red::{EcnMarking, Red, RedVariant};
 use super::red_core::RedConfig;
 use super::{DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
@@ -144,7 +144,7 @@ impl FpqParams {
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: self.protected_pkts,
         };
-        Ok(Fpq { red: Red::new(cfg, self.limit, false, false), counter, targets, flows: 1.0 })
+        Ok(Fpq { red: Red::new(cfg, self.limit, EcnMarking::OFF), counter, targets, flows: 1.0 })
     }
 }
 

@@ -7,6 +7,9 @@
 //! through (spec note 4). Both reset `count` on every drop. With `ecn`, an ECN-capable packet
 //! that RED would early-drop is marked CE and queued instead (RFC 3168 §7); forced drops stay
 //! drops unless `ecn_forced_mark` is set (ns-2's `mark_p_` style marking up to the hard limit).
+//! Early decisions in the gentle region (`max_th ≤ avg < 2·max_th`) mark only with
+//! `ecn_gentle_mark`: ns-2's red.cc marks only while `avg < th_max` and drops ECN-capable
+//! packets above it (spec `seed001-white.md` §2.0 item 5), so the default is off for `ns2`.
 
 use serde::{Deserialize, Serialize};
 use super::fifo::Fifo;
@@ -56,6 +59,10 @@ pub struct RedParams {
     /// With `ecn`, also mark (not drop) ECN-capable packets in the forced-drop region.
     #[serde(default)]
     pub ecn_forced_mark: bool,
+    /// With `ecn` and `gentle`, mark (not drop) ECN-capable packets RED picks in the gentle
+    /// region. Default: false for `ns2` (red.cc drops them), true otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_gentle_mark: Option<bool>,
     /// Mean packet size for idle-time decay and byte mode.
     #[serde(default = "default_mean_packet_size", alias = "avpkt")]
     pub mean_packet_size: Bytes,
@@ -111,10 +118,11 @@ pub(super) fn check_thresholds(path: &str, min_th: f64, max_th: f64) -> ConfigRe
 }
 
 impl RedParams {
-    /// The parameters with the variant-dependent default of `wait` written out, for the scenario
-    /// echo (`validate --show`) and `aqmlab qdiscs`.
+    /// The parameters with the variant-dependent defaults of `wait` and `ecn_gentle_mark` written
+    /// out as they apply, for the scenario echo (`validate --show`) and `aqmlab qdiscs`.
     pub fn filled(mut self) -> Self {
         self.wait.get_or_insert(self.variant == RedVariant::Ns2);
+        self.ecn_gentle_mark.get_or_insert(self.ecn && self.gentle && self.variant != RedVariant::Ns2);
         self
     }
 
@@ -136,6 +144,9 @@ impl RedParams {
         if self.ecn_forced_mark && !self.ecn {
             return Err(ConfigError::new(key("ecn_forced_mark"), "needs ecn = true"));
         }
+        if self.ecn_gentle_mark == Some(true) && !(self.ecn && self.gentle) {
+            return Err(ConfigError::new(key("ecn_gentle_mark"), "needs ecn = true and gentle = true"));
+        }
         let mean = self.mean_packet_size.0 as f64;
         let cfg = RedConfig {
             variant: self.variant,
@@ -150,8 +161,29 @@ impl RedParams {
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: self.protected_pkts,
         };
-        Ok(Red::new(cfg, self.limit, self.ecn, self.ecn_forced_mark))
+        let ecn = EcnMarking {
+            early: self.ecn,
+            gentle: self.ecn && self.ecn_gentle_mark.unwrap_or(self.variant != RedVariant::Ns2),
+            forced: self.ecn_forced_mark,
+        };
+        Ok(Red::new(cfg, self.limit, ecn))
     }
+}
+
+/// Which of RED's decisions on an ECN-capable packet become CE marks instead of drops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EcnMarking {
+    /// Early decisions below `max_th` (RFC 3168 §7).
+    pub early: bool,
+    /// Early decisions in the gentle region, `max_th ≤ avg < 2·max_th`.
+    pub gentle: bool,
+    /// Forced decisions (`avg` past the forced threshold).
+    pub forced: bool,
+}
+
+impl EcnMarking {
+    /// No ECN: every decision is a drop.
+    pub const OFF: EcnMarking = EcnMarking { early: false, gentle: false, forced: false };
 }
 
 /// RED over a drop-tail buffer.
@@ -159,16 +191,15 @@ pub struct Red {
     cfg: RedConfig,
     state: RedState,
     limit: Limit,
-    ecn: bool,
-    ecn_forced_mark: bool,
+    ecn: EcnMarking,
     fifo: Fifo,
     stats: QdiscStats,
 }
 
 impl Red {
     /// An empty RED queue.
-    pub fn new(cfg: RedConfig, limit: Limit, ecn: bool, ecn_forced_mark: bool) -> Red {
-        Red { cfg, state: RedState::default(), limit, ecn, ecn_forced_mark, fifo: Fifo::new(limit), stats: QdiscStats::default() }
+    pub fn new(cfg: RedConfig, limit: Limit, ecn: EcnMarking) -> Red {
+        Red { cfg, state: RedState::default(), limit, ecn, fifo: Fifo::new(limit), stats: QdiscStats::default() }
     }
 
     /// The validated settings.
@@ -218,11 +249,12 @@ impl Red {
             return self.drop(DropKind::Overflow);
         }
         let decision = self.state.decide_scaled(&self.cfg, self.fifo.len(), pkt.size, rng, scale);
-        let markable = self.ecn && pkt.ecn != Ecn::NotEct;
+        let ect = pkt.ecn != Ecn::NotEct;
+        let in_gentle = self.state.average() >= self.cfg.max_th;
         let mark = match decision {
             RedDecision::Pass => false,
-            RedDecision::Early if markable => true,
-            RedDecision::Forced if markable && self.ecn_forced_mark => true,
+            RedDecision::Early if ect && (if in_gentle { self.ecn.gentle } else { self.ecn.early }) => true,
+            RedDecision::Forced if ect && self.ecn.forced => true,
             RedDecision::Early => return self.drop(DropKind::Early),
             RedDecision::Forced => return self.drop(DropKind::Forced),
         };
@@ -378,6 +410,42 @@ mod tests {
             q.enqueue(pkt(1000, Ecn::NotEct), Time(0), &mut rng, &mut drops);
         }
         assert!(q.stats().drops_early > before);
+    }
+
+    /// Marks and early drops of ECN-capable arrivals with the average held in the gentle region
+    /// (weight 1, 7 packets queued: max_th 5 ≤ avg < 10).
+    fn gentle_region_outcomes(toml_text: &str) -> (u64, u64) {
+        let mut q = red(toml_text);
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        for _ in 0..7 {
+            q.fifo.push(pkt(1000, Ecn::Ect), Time(0));
+        }
+        for i in 0..200 {
+            if !matches!(q.enqueue(pkt(1000, Ecn::Ect), Time(0), &mut rng, &mut drops), Verdict::Dropped(_)) {
+                q.fifo.pop(); // keep the queue at 7
+            }
+            // ns-2 takes no sample on the first arrival after idle (red_core's resolution 2).
+            assert!(i == 0 || q.average() == Some(7.0), "{:?}", q.average());
+        }
+        (q.stats().marks, q.stats().drops_early)
+    }
+
+    #[test]
+    fn ns2_drops_ecn_capable_packets_in_the_gentle_region_others_mark() {
+        let base = "limit = 100\nmin_th = 2\nmax_th = 5\nweight = 1.0\ngentle = true\necn = true\nprotected_pkts = 0";
+        let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"ns2\""));
+        assert_eq!(marks, 0, "ns-2 red.cc marks only below th_max");
+        assert!(early > 20, "{early}");
+        let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"ns2\"\necn_gentle_mark = true"));
+        assert_eq!(early, 0);
+        assert!(marks > 20, "{marks}");
+        let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"documented\""));
+        assert_eq!(early, 0);
+        assert!(marks > 20, "{marks}");
+        assert!(error("ecn_gentle_mark = true\necn = true").contains("queue.ecn_gentle_mark"));
+        let echo = |text: &str| params(&format!("ecn = true\ngentle = true\n{text}")).filled().ecn_gentle_mark;
+        assert_eq!((echo("variant = \"ns2\""), echo("")), (Some(false), Some(true)));
+        assert_eq!(params("").filled().ecn_gentle_mark, Some(false), "echoed as it applies: no ECN, no marks");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //!   crossing from one side to the other restarts the 100 ms.
 //! * The probability (§3.3, eqs. 3.5/3.6): `p = p_base·(R_formula/hint)^α` if hint < R_formula,
 //!   `p_base·(R_formula/hint)^β` if hint > R_formula, `p_base` otherwise (and for packets with no
-//!   hint), clamped to 1.
+//!   hint), clamped to 1. `max_factor` optionally bounds the factor itself (default: no bound).
 //!
 //! Choices where the thesis is silent (spec §2.1.2–2.1.3), each a parameter:
 //! * `combine`: where the factor meets RED's count spacing (default: scale pb before spacing,
@@ -66,12 +66,20 @@ pub struct WhiteParams {
     /// Mark instead of drop early (Chablis: true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// With `ecn`, also mark in the gentle region (RED's key; default false for `ns2`, whose
+    /// red.cc drops ECN-capable packets above max_th).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_gentle_mark: Option<bool>,
     /// Where the factor enters RED's count spacing.
     #[serde(default)]
     pub combine: FactorCombine,
     /// Also scale the gentle ramp between max_th and 2·max_th.
     #[serde(default)]
     pub scale_in_gentle: bool,
+    /// Upper bound on the factor `(R_formula/hint)^α` (none: the thesis clamps only the
+    /// probability, at 1; Chablis's factors reach ~38 in Exp 3, spec §2.1.3). Listed as null.
+    #[serde(default)]
+    pub max_factor: Option<f64>,
     /// EWMA weight of R_average per packet (0.1).
     #[serde(default = "default_rtt_weight")]
     pub rtt_weight: f64,
@@ -138,7 +146,8 @@ impl WhiteParams {
         let (alpha, beta, ecn) = flavour.defaults();
         self.alpha.get_or_insert(alpha);
         self.beta.get_or_insert(beta);
-        self.ecn.get_or_insert(ecn);
+        let ecn = *self.ecn.get_or_insert(ecn);
+        self.ecn_gentle_mark.get_or_insert(ecn && self.gentle && self.variant != RedVariant::Ns2);
         self
     }
 
@@ -150,6 +159,11 @@ impl WhiteParams {
         for (name, v) in [("alpha", alpha), ("beta", beta)] {
             if !(v.is_finite() && (0.0..=10.0).contains(&v)) {
                 return Err(ConfigError::new(key(name), format!("must be between 0 and 10, got {v}")));
+            }
+        }
+        if let Some(cap) = self.max_factor {
+            if !(cap.is_finite() && cap >= 1.0) {
+                return Err(ConfigError::new(key("max_factor"), format!("must be a number of at least 1, got {cap}")));
             }
         }
         if !(self.rtt_weight > 0.0 && self.rtt_weight <= 1.0) {
@@ -167,12 +181,14 @@ impl WhiteParams {
             byte_mode: false,
             ecn: self.ecn.unwrap_or(ecn0),
             ecn_forced_mark: false,
+            ecn_gentle_mark: self.ecn_gentle_mark,
             mean_packet_size: self.mean_packet_size,
             protected_pkts: 1,
         }
         .validate(path, link_rate_bps)?;
         let tracker = RttTracker::new(self.rtt_weight, self.band.0, self.hold.0);
-        Ok(White { red, tracker, alpha, beta, combine: self.combine, scale_in_gentle: self.scale_in_gentle })
+        let max_factor = self.max_factor.unwrap_or(f64::INFINITY);
+        Ok(White { red, tracker, alpha, beta, max_factor, combine: self.combine, scale_in_gentle: self.scale_in_gentle })
     }
 }
 
@@ -278,6 +294,8 @@ pub struct White {
     tracker: RttTracker,
     alpha: f64,
     beta: f64,
+    /// Bound on the RTT factor (infinite: none).
+    max_factor: f64,
     combine: FactorCombine,
     scale_in_gentle: bool,
 }
@@ -293,7 +311,7 @@ impl Qdisc for White {
     fn enqueue(&mut self, pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
         let hint = pkt.rtt_hint_ms();
         self.tracker.observe(hint, now);
-        let factor = self.tracker.factor(hint, self.alpha, self.beta);
+        let factor = self.tracker.factor(hint, self.alpha, self.beta).min(self.max_factor);
         let scale = ProbabilityScale { factor, combine: self.combine, in_gentle: self.scale_in_gentle };
         self.red.enqueue_scaled(pkt, now, rng, scale)
     }
@@ -417,6 +435,20 @@ mod tests {
         assert_eq!(red, white);
         let (red, white) = verdicts_of(params(""), |_| 100);
         assert_eq!(red, white);
+    }
+
+    #[test]
+    fn max_factor_bounds_the_robust_factor() {
+        // β = 0 leaves fragile packets at RED's probability; a bound of 1 does the same for robust
+        // ones (factor 3 here), so the decisions are RED's exactly.
+        let hint = |i: usize| if i % 2 == 0 { 20 } else { 200 };
+        let (red, white) = verdicts_of(params("beta = 0.0\nmax_factor = 1.0"), hint);
+        assert!(red.iter().any(|v| matches!(v, Verdict::Dropped(_))));
+        assert_eq!(red, white);
+        let (red, unbounded) = verdicts_of(params("beta = 0.0"), hint);
+        assert_ne!(red, unbounded, "without the bound robust packets are dropped more");
+        let err = params("max_factor = 0.5").validate("q", 10e6, WhiteFlavour::Chablis).err().unwrap().to_string();
+        assert!(err.contains("q.max_factor") && err.contains("at least 1"), "{err}");
     }
 
     #[test]
