@@ -4,10 +4,13 @@
 //! * **Start** (§4.2): `X = s` per second (one packet per second), nofeedback timer 2 s.
 //! * **On feedback** (§4.3): `R_sample = now − t_recvdata − t_delay`; `R = R_sample` the first
 //!   time, then `R ← 0.9·R + 0.1·R_sample`; `RTO = max(4R, 2s/X)`. The first report sets
-//!   `X = W_init/R` (`W_init = min(4s, max(2s, 4380))`), `t_ld = now`. Then, with
-//!   `X_recv_set` kept as its maximum (`Maximize_X_recv_set`): on a report of a new loss event the
-//!   set is halved and `0.85·X_recv` added, `recv_limit = max(set)`; otherwise `X_recv` is added
-//!   and `recv_limit = 2·max(set)`. `p > 0`: `X = max(min(X_Bps, recv_limit), s/t_mbi)` with
+//!   `X = W_init/R` (`W_init = min(4s, max(2s, 4380))`), `t_ld = now`. Then step 4's
+//!   `recv_limit`: if every packet since the previous report went out below `X` for want of data
+//!   (a data-limited interval), `X_recv_set` is kept as its maximum (`Maximize_X_recv_set`), and on
+//!   a report of a new loss event or a higher `p` it is first halved and `0.85·X_recv` added, `recv_limit =
+//!   max(set)`; otherwise `X_recv` is added and `recv_limit = 2·max(set)`. Otherwise
+//!   (`Update_X_recv_set`) `X_recv` is added, reports older than two round trips are removed and
+//!   `recv_limit = 2·max(set)`. `p > 0`: `X = max(min(X_Bps, recv_limit), s/t_mbi)` with
 //!   `X_Bps` the equation; `p = 0` (slow start) and `now − t_ld ≥ R`:
 //!   `X = max(min(2X, recv_limit), W_init/R)`, `t_ld = now`. The nofeedback timer restarts at RTO.
 //! * **Nofeedback timer** (§4.4, simplified): before any report `X = max(X/2, s/t_mbi)`; after,
@@ -53,8 +56,12 @@ pub struct TfrcSender {
     r: Option<f64>,
     /// `p` from the last report.
     p: f64,
-    /// `max(X_recv_set)`, bytes/s.
-    x_recv_max: f64,
+    /// `X_recv_set`: (time reported, receive rate in bytes/s). Two round trips of reports at
+    /// most, or one entry once maximized.
+    x_recv_set: Vec<(Time, f64)>,
+    /// Whether every packet since the last report left below `X` because the application had no
+    /// more (§4.3 step 4's data-limited interval).
+    data_limited: bool,
     /// `t_ld`: time of the last doubling in slow start.
     tld: Time,
     next_seq: u32,
@@ -74,7 +81,8 @@ impl TfrcSender {
             app_rate: f64::INFINITY,
             r: None,
             p: 0.0,
-            x_recv_max: f64::INFINITY,
+            x_recv_set: Vec::new(),
+            data_limited: true,
             tld: Time::ZERO,
             next_seq: 0,
             last_sent_at: None,
@@ -94,6 +102,11 @@ impl TfrcSender {
     /// The rate packets leave at: TFRC's `X`, or less when the application writes less.
     fn send_rate(&self) -> f64 {
         self.x.min(self.app_rate)
+    }
+
+    /// `max(X_recv_set)`; infinite while the set is empty (before the first report).
+    fn x_recv_max(&self) -> f64 {
+        self.x_recv_set.iter().map(|&(_, x)| x).reduce(f64::max).unwrap_or(f64::INFINITY)
     }
 
     fn w_init(&self) -> f64 {
@@ -130,6 +143,9 @@ impl TfrcSender {
         self.next_seq += 1;
         self.stats.packets += 1;
         self.last_sent_at = Some(now);
+        if self.app_rate >= self.x {
+            self.data_limited = false; // this packet went out at X: TFRC, not the application, set its time
+        }
         self.next_send_at = Some(now + Dur::from_secs_f64(self.s / self.send_rate()));
     }
 
@@ -152,18 +168,26 @@ impl TfrcSender {
             Some(r) => 0.9 * r + 0.1 * sample,
         };
         self.r = Some(r);
+        let p_increased = p > self.p;
         self.p = p;
+        let data_limited = std::mem::replace(&mut self.data_limited, true);
         if first {
-            self.x_recv_max = x_recv;
+            self.x_recv_set = vec![(now, x_recv)];
             self.x = self.w_init() / r;
             self.tld = now;
         } else {
-            let recv_limit = if new_event {
-                self.x_recv_max = (self.x_recv_max / 2.0).max(0.85 * x_recv);
-                self.x_recv_max
+            let recv_limit = if data_limited && (new_event || p_increased) {
+                let halved = self.x_recv_max() / 2.0;
+                self.x_recv_set = vec![(now, halved.max(0.85 * x_recv))];
+                self.x_recv_max()
+            } else if data_limited {
+                self.x_recv_set = vec![(now, self.x_recv_max().max(x_recv))];
+                2.0 * self.x_recv_max()
             } else {
-                self.x_recv_max = self.x_recv_max.max(x_recv);
-                2.0 * self.x_recv_max
+                let horizon = Dur::from_secs_f64(2.0 * r);
+                self.x_recv_set.retain(|&(t, _)| now.saturating_since(t) <= horizon);
+                self.x_recv_set.push((now, x_recv));
+                2.0 * self.x_recv_max()
             };
             if p > 0.0 {
                 let x_bps = equation::rate(self.s, r, p);
@@ -196,11 +220,11 @@ impl TfrcSender {
             Some(r) => {
                 let x_target = if self.p > 0.0 { equation::rate(self.s, r, self.p) } else { self.x };
                 let mut limit = x_target.min(self.x) / 2.0;
-                if self.p > 0.0 && x_target > 2.0 * self.x_recv_max {
-                    limit = limit.min(self.x_recv_max);
+                if self.p > 0.0 && x_target > 2.0 * self.x_recv_max() {
+                    limit = limit.min(self.x_recv_max());
                 }
                 let limit = limit.max(self.min_rate());
-                self.x_recv_max = limit / 2.0;
+                self.x_recv_set = vec![(now, limit / 2.0)];
                 self.x = limit;
             }
         }

@@ -342,3 +342,48 @@ fn an_application_limited_flow_sends_its_app_rate_until_tfrc_says_less() {
     let bulk = flows[1..].iter().map(|f| f["goodput_bps"].as_f64().unwrap()).sum::<f64>() / 8.0;
     assert!(bulk > limited, "bulk flows {bulk} should each out-send the 1 Mb/s application {limited}");
 }
+
+/// A report as the receiver writes it: data echoed from `now − 100 ms` (R = 100 ms exactly).
+fn report(now: Time, x_recv: f64, p: f64, new_event: bool) -> Packet {
+    let mut fb = Packet::new(crate::packet::PacketKind::TfrcFeedback, 0);
+    fb.sent_at = Time(now.0 - 100_000_000);
+    fb.seq = x_recv as u32;
+    fb.ack = (p as f32).to_bits();
+    fb.sack[0] = crate::packet::SackBlock { start: 0, end: u32::from(new_event) };
+    fb
+}
+
+/// Runs the sender's timers up to `until`, then hands it `fb` at `until`; returns X after it.
+fn feed(s: &mut TfrcSender, until: Time, fb: &Packet) -> f64 {
+    let mut out = Vec::new();
+    while let Some(t) = s.next_wakeup().filter(|&t| t < until) {
+        s.on_timer(t, &mut out);
+    }
+    s.on_feedback(until, fb);
+    s.rate()
+}
+
+#[test]
+fn a_loss_event_halves_the_receive_limit_only_for_a_data_limited_sender() {
+    // RFC 5348 §4.3 step 4. Reports at 0.1, 0.2, 0.3, 0.45 s with X_recv 10, 50, 20, 20 kB/s;
+    // p = 0.01 (X_Bps = 112 332 B/s at R = 100 ms) from the second, a new loss event there.
+    let times = [0.1, 0.2, 0.3, 0.45].map(secs);
+    let reports = [report(times[0], 10e3, 0.0, false), report(times[1], 50e3, 0.01, true),
+                   report(times[2], 20e3, 0.01, false), report(times[3], 20e3, 0.01, false)];
+    let run = |mut s: TfrcSender| -> Vec<f64> {
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        times.iter().zip(&reports).map(|(&t, fb)| feed(&mut s, t, fb)).collect()
+    };
+    // Always data to send: recv_limit = 2·max(X_recv of the last 2 R). At 0.2 s {10k, 50k} → 100k;
+    // at 0.3 s still 100k; at 0.45 s the 0.1 and 0.2 s reports are older than 2R → {20k, 20k} → 40k.
+    let x = run(TfrcSender::new(0, 1000));
+    assert_eq!(x[0], 40_000.0, "W_init/R");
+    assert_eq!(&x[1..], &[100_000.0, 100_000.0, 40_000.0]);
+    // Data-limited (the application writes 5 kB/s, below X throughout): on the loss event the set
+    // is halved and 0.85·X_recv added, recv_limit = max = 42.5k, and no ageing: then 2·42.5k = 85k.
+    let x = run(TfrcSender::new(0, 1000).with_app_rate(5e3));
+    for (got, want) in x[1..].iter().zip([42_500.0, 85_000.0, 85_000.0]) {
+        assert!((got / want - 1.0).abs() < 1e-12, "{x:?}");
+    }
+}
