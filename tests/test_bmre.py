@@ -38,6 +38,16 @@ def test_bmre_exposes_its_internals_over_time() -> None:
     assert "bmre_mode" not in aqmlab.run(e4(S.queue("red"), 5.0)).timeseries
 
 
+def test_bmre_drop_reasons_add_up_to_the_queue_drops() -> None:
+    """`details` splits BMRE's drops by reason (after the warm-up), each inside its drop kind."""
+    q = aqmlab.run(e4(S.queue("bmre"))).queues.iloc[0]
+    d = q["details"]
+    assert d["drops_exp"] == q["drops_early"] and d["drops_physical"] == q["drops_overflow"]
+    assert d["drops_vmax"] + d["drops_fair"] + d["drops_no_slot"] == q["drops_forced"]
+    assert d["drops_exp"] > 0 and d["beta_down"] + d["beta_up"] > 0
+    assert "details" not in aqmlab.run(e4(S.queue("red"), 5.0)).queues.columns
+
+
 def test_bmre_holds_cbr_closer_to_fair_share_than_red() -> None:
     """Under RED the 3-Mb/s CBR flows take about 2.4 Mb/s each; BMRE's per-flow drop must
     bring them well below that (criterion: below 2 Mb/s, and TCP above RED's TCP)."""

@@ -764,6 +764,21 @@ impl Qdisc for Bmre {
         let c = &self.counters;
         Some([self.mode() as u8 as f64, self.target_q, self.vmax_q, c.drops_fair as f64, c.recycled as f64, c.expired as f64])
     }
+    fn detail_counters(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.counters;
+        vec![
+            ("drops_vmax", c.drops_vmax),
+            ("drops_physical", c.drops_physical),
+            ("drops_fair", c.drops_fair),
+            ("drops_exp", c.drops_exp),
+            ("drops_no_slot", c.drops_no_slot),
+            ("new_flows", c.new_flows),
+            ("recycled", c.recycled),
+            ("expired", c.expired),
+            ("beta_down", c.beta_down),
+            ("beta_up", c.beta_up),
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -212,6 +212,11 @@ pub trait Qdisc {
     fn bmre_internals(&self) -> Option<[f64; 6]> {
         None
     }
+    /// The discipline's own event counters beyond [`QdiscStats`], counted from the start, as
+    /// (name, count) in a fixed order (BMRE's drops by reason and slot events); empty if none.
+    fn detail_counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -330,5 +335,8 @@ impl Qdisc for AnyQdisc {
     }
     fn bmre_internals(&self) -> Option<[f64; 6]> {
         dispatch!(self, q => q.bmre_internals())
+    }
+    fn detail_counters(&self) -> Vec<(&'static str, u64)> {
+        dispatch!(self, q => q.detail_counters())
     }
 }

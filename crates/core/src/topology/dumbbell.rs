@@ -201,6 +201,8 @@ struct Bottleneck {
     stats_at_warmup: QdiscStats,
     /// Per-class counters (class-based disciplines) when the warm-up ended.
     class_stats_at_warmup: Vec<ClassStats>,
+    /// The discipline's own counters (`Qdisc::detail_counters`) when the warm-up ended.
+    details_at_warmup: Vec<(&'static str, u64)>,
 }
 
 impl Bottleneck {
@@ -336,6 +338,7 @@ impl<'s> World<'s> {
             monitor: QueueMonitor::new(sc.warmup),
             stats_at_warmup: QdiscStats::default(),
             class_stats_at_warmup: Vec::new(),
+            details_at_warmup: Vec::new(),
         };
         let links = [link(0, &sc.queue, sc.bottleneck.loss), link(1, &sc.reverse_queue, 0.0)];
         let mut events = EventQueue::with_capacity(4 * sc.flows.len() + 64);
@@ -515,6 +518,7 @@ impl<'s> World<'s> {
                 for link in &mut self.links {
                     link.stats_at_warmup = *link.qdisc.stats();
                     link.class_stats_at_warmup = link.qdisc.class_stats();
+                    link.details_at_warmup = link.qdisc.detail_counters();
                 }
                 for f in self.flows.iter_mut() {
                     f.counters.delivered_at_warmup = delivered(&f.endpoint);
@@ -1271,6 +1275,13 @@ impl<'s> World<'s> {
                     })
                     .collect();
                 queues_json[dir]["classes"] = rows.into();
+            }
+            let details = link.qdisc.detail_counters();
+            if !details.is_empty() {
+                let at_warmup = |name: &str| link.details_at_warmup.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+                let map: serde_json::Map<String, serde_json::Value> =
+                    details.iter().map(|&(name, v)| (name.to_string(), (v - at_warmup(name)).into())).collect();
+                queues_json[dir]["details"] = map.into();
             }
             if dir == 0 {
                 queues_json[0]["mean_flow_estimate"] = mean_after(&self.series.time_s, &self.series.flow_estimate, sc.warmup).into();
