@@ -112,10 +112,12 @@ def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float 
         if beta is not None:
             q["beta"] = beta
         return q
-    if aqm == "fred":
+    if aqm in ("fred", "fred_parris"):
         # FRED's RED underneath is the documented one (aqmlab has no ns-2 FRED; Stoica's code
-        # that the thesis ran is not available): Lin & Morris's full algorithm with minq.
-        return {"kind": "fred", **red.red_keys(), "variant": "lin-morris", "mean_packet_size": "500B"}
+        # that the thesis ran is not available): Lin & Morris's full algorithm with minq, and
+        # Parris 2001's many-flows variant as a sensitivity case ("fred_parris").
+        variant = "parris" if aqm == "fred_parris" else "lin-morris"
+        return {"kind": "fred", **red.red_keys(), "variant": variant, "mean_packet_size": "500B"}
     if aqm == "drr":
         q: dict[str, Any] = {"kind": "drr", "limit_bytes": f"{red.limit * PACKET_BYTES}B"}
         if drr_buckets:
