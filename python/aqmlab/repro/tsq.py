@@ -336,6 +336,14 @@ def claims(r: dict[str, pd.DataFrame], p: Plan) -> tuple[list[Claim], dict[str, 
     c.append(Claim("E2.3", "spec §5.8 [derived]", "PI alone at 4 Mb/s holds q_ref = 200 pkts (400 ms): video delay-limited",
                    "Q ≈ 0 if so", f"queue {at(h2, 0, 'queue_pkts'):.0f} pkts, video delay {at(h2, 0, 'media_delay_ms'):.0f} ms, "
                    f"Q_d {at(h2, 0, 'media_qd'):.2f}, Q_t {at(h2, 0, 'media_qt'):.2f}", None, "shown (a sanity check, not a thesis claim)"))
+    med_v = [float(np.median(_pooled(r["e2"], h, "delay_samples_ms"))) for h in CDF_HINTS]
+    c.append(Claim("E2.4", "Sec. 5.3.2, Fig. 5.6", "median video delay falls as the hint falls (as for audio)", "1 < 6 < 16",
+                   "median one-way delay (ms) at hints 1/6/16: " + " / ".join(f"{m:.0f}" for m in med_v),
+                   med_v[0] < med_v[1] < med_v[2], "strictly increasing in the hint"))
+    spread_v = [float(np.subtract(*np.percentile(_pooled(r["e2"], h, "delay_samples_ms"), [90, 10]))) for h in CDF_HINTS]
+    c.append(Claim("E2.5", "Sec. 5.3.2, Fig. 5.6", "lower hints give steeper video delay CDFs", "steeper at 1",
+                   "p90 − p10 of delay (ms) at hints 1/6/16: " + " / ".join(f"{s:.0f}" for s in spread_v),
+                   spread_v[0] < spread_v[2], "spread at hint 1 < at hint 16"))
     a3 = n3["media_q_norm"].to_numpy()
     f3 = n3["ftp_q_norm"].to_numpy()
     c.append(Claim("E3.1", "Sec. 5.4.2, Fig. 5.10", "audio normalised quality > 1 in every mix", "> 1",
