@@ -396,9 +396,12 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None 
                 f"{ratio['chardonnay']:.1f}× under Chardonnay as the spec reads it, {ratio['chardonnay_pa']:.1f}× with "
                 f"the factor on the spaced probability, {ratio['red']:.1f}× under RED; the factors alone "
                 f"(R_formula {r_f:.0f} ms, α 0.65, β 1.40) give about {expected:.1f}×. Chardonnay's smallest flow gets "
-                f"{minimum['chardonnay']:.2f} Mb/s (RED {minimum['red']:.2f}). Likely mechanism: scaling p_b before ns-2's `wait` spacing "
+                f"{minimum['chardonnay']:.2f} Mb/s (RED {minimum['red']:.2f}). Mechanism: scaling p_b before ns-2's `wait` spacing "
                 "(no drop while count·p_b′ < 1) lets robust packets, with several times the p_b′, cross that threshold "
-                "first (inferred from these ratios, not traced packet by packet), so robust flows lose far beyond the factor's ratio and some starve in timeouts. The thesis's "
+                "first, so robust flows lose far beyond the factor's ratio and some starve in timeouts; isolated at the "
+                "queue with the average held between the thresholds, this reading gives robust packets hundreds of times "
+                "the fragile ones' early drops and the other reading about the factors' ratio (docs/white.md, "
+                "`scaling_pb_before_the_count_spacing_amplifies_the_factor_ratio`). The thesis's "
                 "text does not say which reading it ran; the table below has the claims under the other one.")
     if "W3" in by and by["W3"].holds is False and "csfq" in set(df["aqm"]):
         overflow, total = _mean(df, "csfq", "exp3", "forced_drop_pct"), _mean(df, "csfq", "exp3", "drop_pct")

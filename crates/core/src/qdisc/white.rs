@@ -451,6 +451,36 @@ mod tests {
         assert!(err.contains("q.max_factor") && err.contains("at least 1"), "{err}");
     }
 
+    /// Early drops of robust (hint 20) over fragile (hint 200) packets, interleaved one to one,
+    /// under `combine`, and the ratio of their factors.
+    fn robust_over_fragile(combine: &str) -> (f64, f64) {
+        let hint = |i: usize| if i % 2 == 0 { 20 } else { 200 };
+        let white = params(&format!("combine = \"{combine}\""));
+        let q = white.clone().validate("q", 10e6, WhiteFlavour::Chardonnay).unwrap();
+        let (_, verdicts) = verdicts_of(white, hint);
+        let early = |parity: usize| {
+            verdicts.iter().enumerate().filter(|(i, v)| i % 2 == parity && **v == Verdict::Dropped(super::super::DropKind::Early)).count()
+        };
+        let mut tracker = q.tracker.clone();
+        for i in 0..20_000 {
+            tracker.observe(hint(i), Time(i as u64 * 300_000));
+        }
+        let factors = tracker.factor(20, 0.65, 1.40) / tracker.factor(200, 0.65, 1.40);
+        (early(0) as f64 / early(1).max(1) as f64, factors)
+    }
+
+    #[test]
+    fn scaling_pb_before_the_count_spacing_amplifies_the_factor_ratio() {
+        // The mechanism behind the WHITE report's W1 note, in isolation: with ns-2's `wait`
+        // spacing, scaling p_b lets the robust packets (several times the p_b′) reach
+        // count·p_b′ ≥ 1 first, so they take the drops far beyond their factor's share; scaling
+        // the spaced probability instead keeps the ratio near the factors'.
+        let (before, factors) = robust_over_fragile("scale_pb_before_count");
+        let (after, _) = robust_over_fragile("scale_pa_after_count");
+        assert!(before > 2.0 * factors, "pb before count: {before:.1} vs factors {factors:.1}");
+        assert!((after / factors - 1.0).abs() < 0.35, "pa after count: {after:.1} vs factors {factors:.1}");
+    }
+
     #[test]
     fn short_rtt_packets_are_dropped_more_than_long_rtt_ones() {
         let hint = |i: usize| if i % 2 == 0 { 20 } else { 200 };
