@@ -295,6 +295,21 @@ def _monotone_down(values) -> bool:
     return all(b < a for a, b in zip(v, v[1:]))
 
 
+def _delay_cdf_claims(df: pd.DataFrame, idents: tuple[str, str], source: str, media: str) -> list[Claim]:
+    """The delay-CDF claims of Figs. 5.2 and 5.6: the median and the spread fall with the hint."""
+    samples = [_pooled(df, h, "delay_samples_ms") for h in CDF_HINTS]
+    med = [float(np.median(x)) for x in samples]
+    spread = [float(np.subtract(*np.percentile(x, [90, 10]))) for x in samples]
+    return [
+        Claim(idents[0], source, f"median {media} delay falls as the hint falls", "1 < 6 < 16",
+              "median one-way delay (ms) at hints 1/6/16: " + " / ".join(f"{m:.0f}" for m in med),
+              med[0] < med[1] < med[2], "strictly increasing in the hint"),
+        Claim(idents[1], source, f"lower hints give steeper {media} delay CDFs (less variation)", "steeper at 1",
+              "p90 − p10 of delay (ms) at hints 1/6/16: " + " / ".join(f"{s:.0f}" for s in spread),
+              spread[0] < spread[2], "spread at hint 1 < at hint 16"),
+    ]
+
+
 def claims(r: dict[str, pd.DataFrame], p: Plan) -> tuple[list[Claim], dict[str, Any]]:
     h1, h2 = by_hint(r["e1"]), by_hint(r["e2"])
     n3 = normalised(r["e3"], "n", ("media_q", "ftp_q", "ftp_kbps"))
@@ -308,14 +323,7 @@ def claims(r: dict[str, pd.DataFrame], p: Plan) -> tuple[list[Claim], dict[str, 
     c.append(Claim("E1.1", "Sec. 5.2.2, Fig. 5.5", "audio quality peaks at hint 6", "max at 6",
                    f"argmax {opt1} (Q {q1:.3f}); Q(6) = {at(h1, 6, 'media_q'):.3f}; PI alone {at(h1, 0, 'media_q'):.3f}",
                    opt1 == 6 or at(h1, 6, "media_q") >= q1 - tol, f"argmax is 6, or Q(6) within {tol} of the maximum"))
-    med = [float(np.median(_pooled(r["e1"], h, "delay_samples_ms"))) for h in CDF_HINTS]
-    c.append(Claim("E1.2", "Sec. 5.2.2, Fig. 5.2", "median audio delay falls as the hint falls", "1 < 6 < 16",
-                   "median one-way delay (ms) at hints 1/6/16: " + " / ".join(f"{m:.0f}" for m in med),
-                   med[0] < med[1] < med[2], "strictly increasing in the hint"))
-    spread = [float(np.subtract(*np.percentile(_pooled(r["e1"], h, "delay_samples_ms"), [90, 10]))) for h in CDF_HINTS]
-    c.append(Claim("E1.3", "Sec. 5.2.2, Fig. 5.2", "lower hints give steeper delay CDFs (less variation)", "steeper at 1",
-                   "p90 − p10 of delay (ms) at hints 1/6/16: " + " / ".join(f"{s:.0f}" for s in spread),
-                   spread[0] < spread[2], "spread at hint 1 < at hint 16"))
+    c += _delay_cdf_claims(r["e1"], ("E1.2", "E1.3"), "Sec. 5.2.2, Fig. 5.2", "audio")
     thr = [float(np.median(_pooled(r["e1"], h, "media_windows_kbps"))) for h in CDF_HINTS]
     c.append(Claim("E1.4", "Sec. 5.2.2, Fig. 5.3", "median audio throughput falls as the hint falls", "1 < 6 < 16",
                    "median 300-ms throughput (Kb/s) at hints 1/6/16: " + " / ".join(f"{t:.0f}" for t in thr),
@@ -336,14 +344,7 @@ def claims(r: dict[str, pd.DataFrame], p: Plan) -> tuple[list[Claim], dict[str, 
     c.append(Claim("E2.3", "spec §5.8 [derived]", "PI alone at 4 Mb/s holds q_ref = 200 pkts (400 ms): video delay-limited",
                    "Q ≈ 0 if so", f"queue {at(h2, 0, 'queue_pkts'):.0f} pkts, video delay {at(h2, 0, 'media_delay_ms'):.0f} ms, "
                    f"Q_d {at(h2, 0, 'media_qd'):.2f}, Q_t {at(h2, 0, 'media_qt'):.2f}", None, "shown (a sanity check, not a thesis claim)"))
-    med_v = [float(np.median(_pooled(r["e2"], h, "delay_samples_ms"))) for h in CDF_HINTS]
-    c.append(Claim("E2.4", "Sec. 5.3.2, Fig. 5.6", "median video delay falls as the hint falls (as for audio)", "1 < 6 < 16",
-                   "median one-way delay (ms) at hints 1/6/16: " + " / ".join(f"{m:.0f}" for m in med_v),
-                   med_v[0] < med_v[1] < med_v[2], "strictly increasing in the hint"))
-    spread_v = [float(np.subtract(*np.percentile(_pooled(r["e2"], h, "delay_samples_ms"), [90, 10]))) for h in CDF_HINTS]
-    c.append(Claim("E2.5", "Sec. 5.3.2, Fig. 5.6", "lower hints give steeper video delay CDFs", "steeper at 1",
-                   "p90 − p10 of delay (ms) at hints 1/6/16: " + " / ".join(f"{s:.0f}" for s in spread_v),
-                   spread_v[0] < spread_v[2], "spread at hint 1 < at hint 16"))
+    c += _delay_cdf_claims(r["e2"], ("E2.4", "E2.5"), "Sec. 5.3.2, Fig. 5.6", "video")
     a3 = n3["media_q_norm"].to_numpy()
     f3 = n3["ftp_q_norm"].to_numpy()
     c.append(Claim("E3.1", "Sec. 5.4.2, Fig. 5.10", "audio normalised quality > 1 in every mix", "> 1",
