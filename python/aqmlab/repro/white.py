@@ -409,7 +409,7 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None 
                 f"{minimum['chardonnay']:.2f} Mb/s (RED {minimum['red']:.2f}). Mechanism: scaling p_b before ns-2's `wait` spacing "
                 "(no drop while count·p_b′ < 1) lets robust packets, with several times the p_b′, cross that threshold "
                 "first, so robust flows lose far beyond the factor's ratio and some starve in timeouts; isolated at the "
-                "queue with the average held between the thresholds, this reading gives robust packets hundreds of times "
+                "queue with the average held between the thresholds, this reading gives robust packets orders of magnitude more than "
                 "the fragile ones' early drops and the other reading about the factors' ratio (docs/white.md, "
                 "`scaling_pb_before_the_count_spacing_amplifies_the_factor_ratio`). The thesis's "
                 "text does not say which reading it ran; the table below has the claims under the other one.")
