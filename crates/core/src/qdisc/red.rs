@@ -250,7 +250,9 @@ impl Red {
         }
         let decision = self.state.decide_scaled(&self.cfg, self.fifo.len(), pkt.size, rng, scale);
         let ect = pkt.ecn != Ecn::NotEct;
-        let in_gentle = self.state.average() >= self.cfg.max_th;
+        // The gentle ramp; without `gentle`, an early decision at avg = max_th (the documented
+        // variant's closed upper end) is the linear region's.
+        let in_gentle = self.cfg.gentle && self.state.average() >= self.cfg.max_th;
         let mark = match decision {
             RedDecision::Pass => false,
             RedDecision::Early if ect && (if in_gentle { self.ecn.gentle } else { self.ecn.early }) => true,
