@@ -278,6 +278,13 @@ pub struct FlowParams {
     /// ECN-capable transport.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_after_idle: Option<bool>,
+    /// TCP: when the application writes again after `stop` (the connection and its state are
+    /// kept; without it `stop` ends the connection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Duration>,
     /// Finite transfer size (payload; the mean with `size_dist = "exponential"`); absent = long-lived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,

@@ -205,6 +205,9 @@ pub struct FlowSpec {
     pub start: Time,
     /// When it stops sending.
     pub stop: Time,
+    /// TCP: when the application writes again after `stop`, the connection kept; `None`: `stop`
+    /// ends the flow.
+    pub resume: Option<Time>,
     /// Sender-side access link.
     pub access: LinkSpec,
     /// Receiver-side access link.
@@ -342,15 +345,15 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "size",
     "size_dist", "repeat",
-    "app_rate",
+    "app_rate", "resume",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -479,6 +482,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     if congestion_control == CongestionControl::Dctcp && !ecn {
         return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true (RFC 8257 reacts to ECN marks)");
     }
+    let restart_after_idle = *f.restart_after_idle.get_or_insert(d.restart_after_idle);
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -507,6 +511,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         sack,
         timestamps,
         ecn,
+        restart_after_idle,
         transfer_bytes,
     })
 }
@@ -636,6 +641,17 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         if start >= duration {
             return err(join(&path, "start"), format!("must be earlier than run.duration ({duration}), got {start}"));
         }
+        let resume = match f.resume {
+            None => None,
+            Some(_) if f.stop.is_none() => return err(join(&path, "resume"), "needs stop (the time the application pauses)"),
+            Some(_) if f.app_rate.is_some() || f.size.is_some() || f.repeat.is_some() => {
+                return err(join(&path, "resume"), "pauses a long-lived bulk flow: remove app_rate/size/repeat, or resume")
+            }
+            Some(Duration(r)) if r <= stop || r >= duration => {
+                return err(join(&path, "resume"), format!("must be after stop ({stop}) and before run.duration ({duration}), got {r}"))
+            }
+            Some(Duration(r)) => Some(Time::ZERO + r),
+        };
         let class = f.class.unwrap_or(0);
         let delay_hint = match f.delay_hint {
             None => 0,
@@ -722,6 +738,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                 group: g,
                 start: (Time::ZERO + start + offset).min(Time(duration.0 - 1)),
                 stop: Time(stop.0.min(duration.0)),
+                resume,
                 access: a,
                 receiver_access: r,
                 class,

@@ -42,6 +42,8 @@ enum Event {
     ReceiverTimer(u32),
     Start(u32),
     Stop(u32),
+    /// A paused TCP flow's application writes again (`resume`).
+    Resume(u32),
     UdpSend(u32),
     /// An application-limited TCP source (`app_rate`) writes its next segment.
     AppWrite(u32),
@@ -394,6 +396,9 @@ impl<'s> World<'s> {
                 if f.stop < sc.duration {
                     events.schedule(f.stop, Event::Stop(i as u32));
                 }
+                if let Some(at) = f.resume {
+                    events.schedule(at, Event::Resume(i as u32));
+                }
                 let edge_rtt = match &f.kind {
                     FlowKind::Tcp(c) if sc.tcp_configs[*c].rtt_hint == RttHintSource::Edge => Some(Box::default()),
                     _ => None,
@@ -508,7 +513,8 @@ impl<'s> World<'s> {
             Event::SenderTimer(f) => self.sender_timer(now, f as usize),
             Event::ReceiverTimer(f) => self.receiver_timer(now, f as usize),
             Event::Start(f) => self.start(now, f as usize),
-            Event::Stop(f) => self.flows[f as usize].active = false,
+            Event::Stop(f) => self.stop(f as usize),
+            Event::Resume(f) => self.resume(now, f as usize),
             Event::UdpSend(f) => self.udp_send(now, f as usize),
             Event::AppWrite(f) => self.app_write(now, f as usize),
             Event::BrowserWake(b) => self.browser_wake(now, b as usize),
@@ -917,6 +923,23 @@ impl<'s> World<'s> {
 
     /// An application-limited TCP source writes one segment (`app_rate`), then schedules the
     /// next write one segment time of its rate later.
+    /// `stop`: the flow ends, or with `resume` its application pauses and the connection stays.
+    fn stop(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        match (&mut flow.endpoint, self.sc.flows[f].resume) {
+            (Endpoint::Tcp { sender, .. }, Some(_)) => sender.pause(),
+            _ => flow.active = false,
+        }
+    }
+
+    fn resume(&mut self, now: Time, f: usize) {
+        let sc = self.sc;
+        let Endpoint::Tcp { cfg, sender, .. } = &mut self.flows[f].endpoint else { return };
+        sender.resume(&sc.tcp_configs[*cfg as usize], now, &mut self.tx_buf);
+        self.transmit(now, f, true);
+        self.arm_sender_timer(f);
+    }
+
     fn app_write(&mut self, now: Time, f: usize) {
         let sc = self.sc;
         let flow = &mut self.flows[f];

@@ -129,6 +129,9 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// ECN-capable (RFC 3168): data is sent ECT, CE marks are echoed and halve the window.
     pub ecn: bool,
+    /// RFC 5681 §4.1 restart window: after an idle period longer than the RTO, resume from
+    /// min(IW, cwnd) (ns-2's `slow_start_restart_`, Linux's `tcp_slow_start_after_idle`).
+    pub restart_after_idle: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -163,6 +166,7 @@ impl Default for TcpConfig {
             sack: false,
             timestamps: false,
             ecn: false,
+            restart_after_idle: false,
             transfer_bytes: None,
         }
     }

@@ -133,6 +133,8 @@ pub struct TcpSender {
     /// application: each write raises `curseq_`; Kumar 2003's "TCP-friendly CBR" reading, see
     /// `docs/tsq.md`).
     app_limit: u32,
+    /// When a data segment last left (RFC 5681 §4.1's idle test).
+    last_sent_at: Time,
     stats: TcpSenderStats,
 }
 
@@ -166,6 +168,7 @@ impl TcpSender {
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
             app_limit: u32::MAX,
+            last_sent_at: Time::ZERO,
             stats: TcpSenderStats::default(),
         }
     }
@@ -179,6 +182,7 @@ impl TcpSender {
     /// an ACK's send step would (nothing extra during PRR recovery, whose budget comes from ACKs).
     pub fn app_write(&mut self, cfg: &TcpConfig, now: Time, segments: u32, out: &mut Vec<Packet>) {
         self.integrate(now);
+        self.restart_if_idle(cfg, now);
         self.app_limit = self.app_limit.saturating_add(segments);
         if self.in_recovery && cfg.recovery == Recovery::Prr {
             return;
@@ -187,6 +191,28 @@ impl TcpSender {
             self.sack_transmit(cfg, now, out);
         } else {
             self.send_new(cfg, now, out);
+        }
+    }
+
+    /// The application stops writing: nothing beyond what has been sent goes out until the next
+    /// `app_write`; what is in flight is still acknowledged and, if lost, resent (ns-2's FTP
+    /// `stop` with the connection kept). `resume` writes again.
+    pub fn pause(&mut self) {
+        self.app_limit = self.snd_max;
+    }
+
+    /// The application writes again without limit after a [`TcpSender::pause`].
+    pub fn resume(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.app_write(cfg, now, u32::MAX, out);
+    }
+
+    /// RFC 5681 §4.1 (ns-2's `slow_start_restart_`): before sending after an idle period longer
+    /// than the RTO, with nothing outstanding, cwnd falls to the restart window min(IW, cwnd);
+    /// ssthresh is kept.
+    fn restart_if_idle(&mut self, cfg: &TcpConfig, now: Time) {
+        let idle = self.snd_una == self.snd_max && self.snd_max > 0;
+        if cfg.restart_after_idle && idle && now.saturating_since(self.last_sent_at) > self.rtt.rto(cfg) {
+            self.cwnd = self.cwnd.min(f64::from(cfg.initial_window));
         }
     }
 
@@ -666,6 +692,7 @@ impl TcpSender {
             p.flags |= FLAG_FIN;
         }
         self.stats.segments_sent += 1;
+        self.last_sent_at = now;
         if self.in_recovery {
             self.prr.sent(1);
         }

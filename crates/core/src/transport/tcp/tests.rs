@@ -686,12 +686,56 @@ fn per_flow_state_stays_small() {
     // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
     let sender = std::mem::size_of::<TcpSender>();
     let receiver = std::mem::size_of::<TcpReceiver>();
-    // 256 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
+    // 264 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
     // Morris 1999's metrics need, then by PRR's counters, the boxed CUBIC/DCTCP state, Lee 2002's minimum RTT
     // and Kumar 2003's application-limited writes (`app_limit`, +8 B with padding), and the
-    // pointer to the optional ns-2 Vegas baseRTT state (+8 B); the receiver by RFC 7323's
-    // TS.Recent and Last.ACK.sent); a guard against accidental growth, not a tight budget.
-    assert!(sender <= 256 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+    // pointer to the optional ns-2 Vegas baseRTT state (+8 B), then by the last send time of
+    // RFC 5681 §4.1's restart after idle (+8 B, 264 B); the receiver by RFC 7323's TS.Recent and
+    // Last.ACK.sent); a guard against accidental growth, not a tight budget.
+    assert!(sender <= 264 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+}
+
+#[test]
+fn a_paused_sender_finishes_its_flight_and_restarts_from_the_initial_window_after_idle() {
+    let c = TcpConfig { restart_after_idle: true, initial_window: 4, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c); // 0..3 out
+    let mut out = Vec::new();
+    for n in 1..=4 {
+        s.on_ack(&c, ms(100), &ack(n), &mut out); // slow start: cwnd 8, 4..11 out
+    }
+    assert_eq!((s.cwnd(), seqs(&out).last().copied()), (8.0, Some(11)));
+    s.pause();
+    out.clear();
+    s.on_ack(&c, ms(200), &ack(12), &mut out);
+    assert!(out.is_empty(), "paused: nothing new goes out");
+    assert_eq!(s.next_wakeup(), None, "all acknowledged, timer stopped");
+    assert!(s.cwnd() > 8.0);
+    // Resumed 50 ms later (idle shorter than the 1-s RTO): the window is kept.
+    let cwnd = s.cwnd();
+    s.resume(&c, ms(250), &mut out);
+    assert_eq!((s.cwnd(), out.len()), (cwnd, cwnd.floor() as usize));
+    // The same sender resumed after 30 s: RFC 5681 §4.1's restart window, ssthresh kept.
+    let (mut s, _) = started(&c);
+    for n in 1..=4 {
+        s.on_ack(&c, ms(100), &ack(n), &mut Vec::new());
+    }
+    s.pause();
+    s.on_ack(&c, ms(200), &ack(12), &mut Vec::new());
+    let ssthresh = s.ssthresh();
+    out.clear();
+    s.resume(&c, ms(30_200), &mut out);
+    assert_eq!((s.cwnd(), s.ssthresh(), seqs(&out)), (4.0, ssthresh, vec![12, 13, 14, 15]));
+    // Without the switch the old window comes back at once.
+    let c = TcpConfig { restart_after_idle: false, ..c };
+    let (mut s, _) = started(&c);
+    for n in 1..=4 {
+        s.on_ack(&c, ms(100), &ack(n), &mut Vec::new());
+    }
+    s.pause();
+    s.on_ack(&c, ms(200), &ack(12), &mut Vec::new());
+    out.clear();
+    s.resume(&c, ms(30_200), &mut out);
+    assert!(s.cwnd() > 8.0 && out.len() > 8, "{} {}", s.cwnd(), out.len());
 }
 
 #[test]
