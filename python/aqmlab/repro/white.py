@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -158,14 +159,17 @@ def extract_for(exp: S.Experiment):
 
 
 def _per_source_bins(ts: pd.DataFrame, exp: S.Experiment) -> pd.DataFrame:
-    """Goodput per bin of each of the 30 sources (a returning cluster's two connections summed)."""
+    """Goodput per bin of each of the 30 sources (with `restart = "new-connection"` a returning
+    cluster's two connections summed)."""
+    n_flows = sum(1 for c in ts.columns if re.fullmatch(r"flow\d+_goodput_bps", c))
+    paired = n_flows > len(exp.clusters)
     cols: list[np.ndarray] = []
     flow = 0
     for cluster in exp.clusters:
         v = ts[f"flow{flow}_goodput_bps"].to_numpy().copy()
         flow += 1
         off = {"robust": "B", "average": "C", "fragile": "D"}[cluster]
-        if S.PERIODS[off][1] < exp.duration_s:
+        if paired and S.PERIODS[off][1] < exp.duration_s:
             v += ts[f"flow{flow}_goodput_bps"].to_numpy()
             flow += 1
         cols.append(v)
@@ -174,7 +178,7 @@ def _per_source_bins(ts: pd.DataFrame, exp: S.Experiment) -> pd.DataFrame:
 
 def _jobs(exp_names, aqms, red: S.RedProfile, seeds, *, access_bps: float = 100e6, drr_buckets: int | None = None,
           alpha: float | None = None, beta: float | None = None, rtt_hint: str = "sender",
-          queue_extra: dict | None = None, extra: dict | None = None) -> list[Job]:
+          queue_extra: dict | None = None, restart: str = "keep-state", extra: dict | None = None) -> list[Job]:
     exps = S.experiments()
     jobs = []
     for name in exp_names:
@@ -182,7 +186,7 @@ def _jobs(exp_names, aqms, red: S.RedProfile, seeds, *, access_bps: float = 100e
             q = {**S.queue(aqm, red, alpha=alpha, beta=beta, drr_buckets=drr_buckets), **(queue_extra or {})}
             for seed in seeds:
                 sc = S.scenario(exps[name], q, seed=seed, ecn=aqm.startswith("chablis"), access_bps=access_bps,
-                                rtt_hint=rtt_hint)
+                                rtt_hint=rtt_hint, restart=restart)
                 jobs.append(Job(sc, {"exp": name, "aqm": aqm, "seed": seed, "profile": red.name,
                                      "access_mbps": access_bps / 1e6, **(extra or {})}))
     return jobs
@@ -252,6 +256,8 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
         jobs += _jobs(STATIC, ["csfq"], dataclasses.replace(red, limit=limit), seeds, extra={"case": case})
     jobs += _jobs(STATIC, ["chablis"], red, seeds, queue_extra={"ecn_gentle_mark": True},
                   extra={"case": CHABLIS_GENTLE_MARK_CASE})
+    jobs += _jobs(DYNAMIC, ["red", "drr", "chardonnay"], red, seeds, restart="new-connection",
+                  extra={"case": NEW_CONNECTION_CASE})
     return _run(p, jobs, "sensitivity")
 
 
@@ -261,6 +267,8 @@ CSFQ_BUFFER_CASES = {64: "CSFQ, buffer 64 packets (SSZ98's 64 KB)", 1000: "CSFQ,
 # ns-2 drops ECN-capable packets once RED's average passes max_th; marking them there instead is the
 # other reading of "mark instead of drop" (RED's ecn_gentle_mark).
 CHABLIS_GENTLE_MARK_CASE = "Chablis marking in the gentle region too (not ns-2's behaviour)"
+# Exps 5-6: a returning cluster as a fresh connection instead of the paused one restarting.
+NEW_CONNECTION_CASE = "Exps 5-6, a returning cluster as a new connection"
 
 
 def grid_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
@@ -579,10 +587,10 @@ def _summary_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _dynamic_table(df: pd.DataFrame) -> pd.DataFrame:
+def _dynamic_table(df: pd.DataFrame, aqms=AQMS, label: str = "") -> pd.DataFrame:
     rows = []
-    for aqm in AQMS:
-        r: dict[str, Any] = {"AQM": aqm}
+    for aqm in aqms:
+        r: dict[str, Any] = {"AQM": aqm + label}
         for e in DYNAMIC:
             for k in S.PERIODS:
                 r[f"{e[-1]}{k}"] = f"{_mean(df, aqm, e, f'{k}_jfi'):.3f} / {_mean(df, aqm, e, f'{k}_cluster_jfi'):.3f} " \
@@ -635,7 +643,8 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "(IW 2, window 64, 1000-byte packets counted whole, no delayed ACKs, 100 ms timer granularity, min RTO 1 s, ns-2's `bugFix_` fast-retransmit guard; checked against ns-2.35 in docs/validation.md §4), "
         "10 Mb/s / 5 ms bottleneck, 100 Mb/s access links, starts uniform in [0, 1) s; ECN-Reno for Chablis. "
         "Static experiments measured over 30–150 s; dynamic ones per 30-s period from 250 ms bins. "
-        "A cluster switched back on is a new connection.",
+        "A cluster switched off pauses its application and keeps its connection, which slow-starts from the "
+        "initial window when it returns (ns-2's `slow_start_restart_`; sensitivity: a new connection).",
         "",
         f"**{held} of {len(cl)} claims hold, {failed} do not, {len(cl) - held - failed} shown without a verdict.** "
         "Each criterion was written before the comparison was run; the thesis's Exp 5/6 JFI columns are read swapped "
@@ -686,7 +695,15 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "",
         "## Sensitivity (JFI, change from the main runs in brackets)",
         "",
-        frame_table(_sensitivity_table(sens, df)),
+        frame_table(_sensitivity_table(sens[sens["case"] != NEW_CONNECTION_CASE], df)),
+        "",
+        "Exps 5–6 with a returning cluster as a new connection (fresh slow start, RTT estimator forgotten) instead "
+        "of the paused connection restarting from its initial window, beside the main runs "
+        "(per-flow JFI / cluster JFI [cluster min, max]):",
+        "",
+        frame_table(pd.concat([_dynamic_table(df, ("red", "drr", "chardonnay"), " (kept)"),
+                               _dynamic_table(sens[sens["case"] == NEW_CONNECTION_CASE], ("red", "drr", "chardonnay"),
+                                              " (new connection)")])),
         "",
         "## The α/β grid",
         "",

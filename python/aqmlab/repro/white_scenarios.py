@@ -12,8 +12,11 @@ Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the
 * Access links 100 Mb/s (sensitivity: 10 Mb/s); start times uniform in [0, 1) s.
 * The RED settings (buffer, thresholds, max_p, w_q) are calibrated once on the RED baseline and
   then used by every AQM (`calibration_profiles`).
-* Exps 5 and 6: a cluster that is switched off and back on is a new connection when it returns
-  (fresh slow start); the thesis does not say how flows were stopped and restarted.
+* Exps 5 and 6: the thesis does not say how flows were stopped and restarted. By default
+  (`restart = "keep-state"`, the spec's recommendation, §3.1) the application pauses and the TCP
+  connection stays, and on return it slow-starts from the initial window after the idle period
+  (ns-2's `slow_start_restart_`; TCP keys `resume`, `restart_after_idle`); `"new-connection"`
+  (a sensitivity case) opens a fresh connection instead.
 """
 
 from __future__ import annotations
@@ -128,10 +131,16 @@ def queue(aqm: str, red: RedProfile, *, alpha: float | None = None, beta: float 
     raise ValueError(f"unknown AQM {aqm!r}")
 
 
+RESTART_MODES = ("keep-state", "new-connection")
+
+
 def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: bool = False,
-             access_bps: float = 100e6, bin_s: float = 0.25, rtt_hint: str = "sender") -> dict[str, Any]:
+             access_bps: float = 100e6, bin_s: float = 0.25, rtt_hint: str = "sender",
+             restart: str = "keep-state") -> dict[str, Any]:
     """The dumbbell of `exp` under `queue_spec`; `rtt_hint = "sender-vegas"` for ns-2 Vegas's baseRTT
-    quirk (spec §2.1.1)."""
+    quirk (spec §2.1.1); `restart` says how a switched-off cluster returns (`RESTART_MODES`)."""
+    if restart not in RESTART_MODES:
+        raise ValueError(f"restart: one of {', '.join(RESTART_MODES)}, got {restart!r}")
     tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "ack_bytes": "40B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
            "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn, "rtt_hint": rtt_hint}
@@ -144,8 +153,13 @@ def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: boo
         # On/off timeline (spec §3.1): robust off in B, average off in C, fragile off in D.
         off = {"robust": "B", "average": "C", "fragile": "D"}[cluster]
         t_off, t_on = PERIODS[off]
-        flows.append({**base, "start_jitter": "1s", "stop": f"{t_off:g}s"})
-        if t_on < exp.duration_s:
+        if t_on >= exp.duration_s:
+            flows.append({**base, "start_jitter": "1s", "stop": f"{t_off:g}s"})
+        elif restart == "keep-state":
+            flows.append({**base, "start_jitter": "1s", "stop": f"{t_off:g}s", "resume": f"{t_on:g}s",
+                          "restart_after_idle": True})
+        else:
+            flows.append({**base, "start_jitter": "1s", "stop": f"{t_off:g}s"})
             flows.append({**base, "start": f"{t_on:g}s"})
     return {
         "run": {"duration": f"{exp.duration_s:g}s", "warmup": f"{exp.warmup_s:g}s", "seed": seed},
@@ -157,10 +171,10 @@ def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: boo
     }
 
 
-def flow_clusters(exp: Experiment) -> list[str]:
-    """The cluster of each flow of `scenario(exp, …)`, in flow order (dynamic runs have a second
-    flow per returning source)."""
-    if not exp.dynamic:
+def flow_clusters(exp: Experiment, restart: str = "keep-state") -> list[str]:
+    """The cluster of each flow of `scenario(exp, …, restart=restart)`, in flow order (dynamic runs
+    with new connections have a second flow per returning source)."""
+    if not exp.dynamic or restart == "keep-state":
         return list(exp.clusters)
     out = []
     for cluster in exp.clusters:
