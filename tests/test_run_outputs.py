@@ -7,8 +7,10 @@ import math
 from pathlib import Path
 
 import aqmlab
+import numpy as np
 import pandas as pd
 import pytest
+from aqmlab.output import write_results
 
 from conftest import run_cli
 
@@ -313,3 +315,42 @@ def test_plot_of_many_flows_is_a_histogram_not_a_bar_each() -> None:
     fig = run_figure(aqmlab.api.Result(summary, ts))
     assert len(fig.axes[1].patches) <= MAX_BARS
     plt.close(fig)
+
+
+def test_packet_delays_are_each_delivered_packet_of_the_asked_classes(tmp_path: Path) -> None:
+    """`output.packet_delays`: one row per data packet of the tag after the warm-up; per bin they
+    average to the tag's `class<t>_delay_s` column."""
+    sc = {
+        "run": {"duration": "6s", "warmup": "2s", "seed": 1},
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+        "queue": {"kind": "droptail", "limit": 50},
+        "flows": [{"kind": "tcp", "count": 2, "class": 3}, {"kind": "udp-cbr", "rate": "1Mbps", "class": 1}],
+        "output": {"bin": "500ms", "packet_delays": [3]},
+    }
+    res = aqmlab.run(sc)
+    p, ts = res.packet_delays, res.timeseries
+    assert set(p["class"]) == {3} and set(p["flow"]) == {0, 1}
+    assert p["time_s"].min() >= 2.0 and p["time_s"].is_monotonic_increasing
+    assert (p["delay_s"] > 0.02).all(), "at least the bottleneck's propagation"
+    bins = np.ceil(p["time_s"] / 0.5) * 0.5
+    per_bin = p.groupby(bins)["delay_s"].mean()
+    col = ts.set_index(np.round(ts["time_s"], 6))["class3_delay_s"]
+    for t, mean in per_bin.items():
+        assert mean == pytest.approx(col[round(t, 6)], rel=1e-9)
+    write_results(res, tmp_path, plot=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "packet_delays.parquet"), p)
+
+
+@pytest.mark.parametrize(("tags", "fragment"), [([7], "no flow carries class tag 7"), ([300], "0 to 255")])
+def test_packet_delays_refuse_tags_no_flow_carries(tags: list, fragment: str) -> None:
+    sc = {"run": {"duration": "2s"}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+          "flows": [{"kind": "tcp"}], "output": {"packet_delays": tags}}
+    with pytest.raises(aqmlab.ScenarioError, match=rf"output\.packet_delays.*{fragment}"):
+        aqmlab.validate(sc)
+
+
+def test_packet_delays_are_refused_when_they_could_exceed_the_memory_bound() -> None:
+    sc = {"run": {"duration": "60s"}, "topology": {"bottleneck": {"rate": "1Gbps", "delay": "20ms"}},
+          "flows": [{"kind": "tcp"}], "output": {"packet_delays": [0]}}
+    with pytest.raises(aqmlab.ScenarioError, match=r"output\.packet_delays.*187500000 packets.*20000000"):
+        aqmlab.validate(sc)

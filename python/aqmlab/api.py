@@ -192,11 +192,16 @@ class Result:
         One row per completed transfer of flows with ``size_dist`` or ``repeat`` that started
         after the warm-up: ``flow``, ``start_s``, ``end_s``, ``segments``, ``timeouts`` and
         ``delay_s``. Transfers still in progress at the end are not included.
+    packet_delays : pandas.DataFrame
+        With ``output.packet_delays = [tags]``: one row per data packet of those class tags
+        delivered after the warm-up, in delivery order: ``time_s`` (arrival), ``flow``, ``class``
+        and ``delay_s`` (one-way, send to arrival). Empty otherwise.
     """
 
     summary: dict[str, Any]
     timeseries: pd.DataFrame
     transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    packet_delays: pd.DataFrame = field(default_factory=pd.DataFrame)
     flows: pd.DataFrame = field(init=False)
     queues: pd.DataFrame = field(init=False)
 
@@ -222,7 +227,7 @@ def _transfers(series: dict[str, Any]) -> pd.DataFrame:
 
 
 def _result(summary: str, series: dict[str, Any]) -> Result:
-    return Result(json.loads(summary), _frame(series), _transfers(series))
+    return Result(json.loads(summary), _frame(series), _transfers(series), pd.DataFrame(series["packet_delays"]))
 
 
 def _frame(series: dict[str, Any]) -> pd.DataFrame:

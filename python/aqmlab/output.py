@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["check_output_dir", "staged_results_dir", "write_results", "RESULT_FILES"]
 
-RESULT_FILES = ("summary.json", "timeseries.parquet", "flows.csv", "transfers.csv", "plot.png", "bottleneck.pcap")
+RESULT_FILES = ("summary.json", "timeseries.parquet", "flows.csv", "transfers.csv", "packet_delays.parquet", "plot.png",
+                "bottleneck.pcap")
 
 
 def _partial_prefix(out: Path) -> str:
@@ -141,6 +142,8 @@ def write_results(result: "Result", directory: Path, *, plot: bool = True) -> No
     result.flows.to_csv(directory / "flows.csv", index=False)
     if len(result.transfers):
         result.transfers.to_csv(directory / "transfers.csv", index=False)
+    if len(result.packet_delays):
+        result.packet_delays.to_parquet(directory / "packet_delays.parquet", index=False)
     if plot:
         from .plots import plot_run
 

@@ -109,6 +109,13 @@ fn run_scenario(
     transfers.set_item("segments", t.iter().map(|r| r.segments).collect::<Vec<_>>())?;
     transfers.set_item("timeouts", t.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
     d.set_item("transfers", transfers)?;
+    let p = &s.packet_delays;
+    let delays = PyDict::new(py);
+    delays.set_item("time_s", p.time_s.clone())?;
+    delays.set_item("flow", p.flow.clone())?;
+    delays.set_item("class", p.class.iter().map(|&c| u32::from(c)).collect::<Vec<_>>())?; // a list, not bytes
+    delays.set_item("delay_s", p.delay_s.clone())?;
+    d.set_item("packet_delays", delays)?;
     Ok((summary.to_string(), d.unbind()))
 }
 

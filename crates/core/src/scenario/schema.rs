@@ -459,6 +459,10 @@ pub struct OutputParams {
     /// in the time series (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_flow_tcp_state: Option<bool>,
+    /// Class tags whose every data packet delivered after the warm-up is recorded with its
+    /// one-way delay (`packet_delays.parquet`); default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_delays: Option<Vec<i64>>,
     /// Write `bottleneck.pcap` (headers only) of the forward bottleneck.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<bool>,

@@ -249,6 +249,9 @@ pub struct OutputSpec {
     /// Per-TCP-flow congestion window and smoothed RTT series (`flow<i>_cwnd_segments`,
     /// `flow<i>_srtt_s`); only with at least one TCP flow.
     pub per_flow_tcp_state: bool,
+    /// Class tags whose delivered data packets are each recorded with their one-way delay
+    /// (`packet_delays`), indexed by tag.
+    pub packet_delays: Box<[bool; 256]>,
     /// Capture the forward bottleneck.
     pub pcap: bool,
     /// A flow counter watching data arriving at the forward bottleneck.
@@ -551,6 +554,10 @@ pub const MAX_TIMESERIES_ROWS: u64 = 1_000_000;
 /// the core and about 1 GB on its way to a data frame.
 pub const MAX_PER_FLOW_VALUES: u64 = 20_000_000;
 
+/// Most packets `output.packet_delays` may have to hold (bounded from the bottleneck rate, the
+/// measured time and a 40-byte packet): 20 bytes each, 400 MB.
+pub const MAX_PACKET_DELAYS: u64 = 20_000_000;
+
 /// Smallest wire size of a UDP datagram: IP (20) and UDP (8) headers.
 pub const UDP_HEADER_BYTES: u64 = 28;
 
@@ -790,10 +797,32 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         None => n_flows <= 1000 && per_flow_values <= MAX_PER_FLOW_VALUES,
     };
     file.output.per_flow_timeseries = Some(per_flow_timeseries);
+    let mut packet_delays = Box::new([false; 256]);
+    for &tag in file.output.packet_delays.get_or_insert_with(Vec::new).iter() {
+        if !(0..=255).contains(&tag) {
+            return err("output.packet_delays", format!("class tags are 0 to 255, got {tag}"));
+        }
+        if !flows.iter().any(|f| i64::from(f.class) == tag) {
+            return err("output.packet_delays", format!("no flow carries class tag {tag} (a flow group's `class`)"));
+        }
+        packet_delays[tag as usize] = true;
+    }
+    let measured_s = (duration.0 - warmup.0.min(duration.0)) as f64 * 1e-9;
+    let most_packets = (bottleneck.rate_bps * measured_s / (8.0 * 40.0)).ceil() as u64;
+    if packet_delays.iter().any(|&on| on) && most_packets > MAX_PACKET_DELAYS {
+        return err(
+            "output.packet_delays",
+            format!(
+                "the bottleneck could deliver up to {most_packets} packets of 40 B after the warm-up; at most \
+                 {MAX_PACKET_DELAYS} can be recorded: shorten the run or leave the key out"
+            ),
+        );
+    }
     let output = OutputSpec {
         bin,
         per_flow_timeseries,
         per_flow_tcp_state: *file.output.per_flow_tcp_state.get_or_insert(false),
+        packet_delays,
         pcap: *file.output.pcap.get_or_insert(false),
         flow_counter: file.output.flow_counter.clone(),
     };

@@ -219,6 +219,19 @@ impl Bottleneck {
     }
 }
 
+/// One row per delivered data packet (`output.packet_delays`), as columns.
+#[derive(Clone, Debug, Default)]
+pub struct PacketDelays {
+    /// Arrival at the receiving host, seconds.
+    pub time_s: Vec<f64>,
+    /// The packet's flow.
+    pub flow: Vec<u32>,
+    /// Its class tag.
+    pub class: Vec<u8>,
+    /// One-way delay, send to arrival, seconds.
+    pub delay_s: Vec<f64>,
+}
+
 /// Sampled time series.
 #[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
@@ -275,6 +288,9 @@ pub struct TimeSeries {
     pub flow_qdisc_rate_bps: Vec<Vec<f64>>,
     /// Transfers that started after the warm-up and completed before the end.
     pub transfers: Vec<TransferRecord>,
+    /// With `output.packet_delays`: every data packet of those class tags delivered after the
+    /// warm-up, in delivery order.
+    pub packet_delays: PacketDelays,
     /// Per class tag used by a flow group (ascending): the mean one-way delay of the data packets
     /// of that class delivered in each bin, seconds (NaN for a bin without any).
     pub class_delay_s: Vec<(u8, Vec<f64>)>,
@@ -735,9 +751,17 @@ impl<'s> World<'s> {
 
     fn deliver(&mut self, now: Time, pkt: Packet) {
         if !pkt.is_feedback() {
+            let delay_ns = (now.0 - pkt.sent_at.0) as f64;
             let d = &mut self.bin_delay[pkt.class as usize];
-            d.0 += (now.0 - pkt.sent_at.0) as f64;
+            d.0 += delay_ns;
             d.1 += 1;
+            if self.sc.output.packet_delays[pkt.class as usize] && now >= self.sc.warmup {
+                let p = &mut self.series.packet_delays;
+                p.time_s.push(now.as_secs_f64());
+                p.flow.push(pkt.flow);
+                p.class.push(pkt.class);
+                p.delay_s.push(delay_ns * 1e-9);
+            }
         }
         let f = pkt.flow as usize;
         let sc = self.sc;
