@@ -352,5 +352,5 @@ def test_packet_delays_refuse_tags_no_flow_carries(tags: list, fragment: str) ->
 def test_packet_delays_are_refused_when_they_could_exceed_the_memory_bound() -> None:
     sc = {"run": {"duration": "60s"}, "topology": {"bottleneck": {"rate": "1Gbps", "delay": "20ms"}},
           "flows": [{"kind": "tcp"}], "output": {"packet_delays": [0]}}
-    with pytest.raises(aqmlab.ScenarioError, match=r"output\.packet_delays.*187500000 packets.*20000000"):
+    with pytest.raises(aqmlab.ScenarioError, match=r"output\.packet_delays.*18750000\d packets of 40 B.*at most 20000000"):
         aqmlab.validate(sc)
