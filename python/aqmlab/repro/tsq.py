@@ -98,8 +98,7 @@ def extract_for(app: str, cdfs: bool):
         if cdfs:
             ts = res.timeseries
             late = ts[ts["time_s"] > S.WARMUP_S]
-            d = late["class1_delay_s"].to_numpy()
-            out["delay_samples_ms"] = d[np.isfinite(d)] * 1e3
+            out["delay_samples_ms"] = res.packet_delays["delay_s"].to_numpy() * 1e3  # every media packet
             out["media_windows_kbps"] = _windows(late, media["id"].tolist(), kind)
             out["ftp_windows_kbps"] = _windows(late, ftp["id"].tolist()[:20], "tcp")
         return out
@@ -228,7 +227,7 @@ def figure_cdfs(df: pd.DataFrame, out: Path, name: str, what: str) -> str:
     _cdf(axes[0], _pooled(df, 0, "delay_samples_ms") - S.PROPAGATION_ONE_WAY_S * 1e3, "PI alone")
     _cdf(axes[1], _pooled(df, 0, "media_windows_kbps"), f"{what}, PI alone")
     _cdf(axes[1], _pooled(df, 16, "ftp_windows_kbps"), "FTP (20 flows), hint 16")
-    axes[0].set(xlabel=f"{what} one-way delay − 150 ms propagation (ms), 50-ms bins", ylabel="CDF",
+    axes[0].set(xlabel=f"{what} one-way delay − 150 ms propagation (ms), per packet", ylabel="CDF",
                 title=f"{what}: queueing delay")
     axes[1].set(xlabel="throughput per 300-ms window (Kb/s)", ylabel="CDF", title=f"{what}: throughput")
     for ax in axes:

@@ -76,7 +76,9 @@ def scenario(bottleneck_mbps: float, n_ftp: int, media: dict[str, Any] | None, *
             "topology": {"bottleneck": {"rate": f"{bottleneck_mbps:g}Mbps", "delay": BOTTLENECK_DELAY},
                          "access": dict(ACCESS), "receiver_access": dict(ACCESS)},
             "queue": queue, "flows": flows,
-            "output": {"bin": "50ms", "per_flow_timeseries": per_flow}}
+            # The per-flow runs draw the CDFs: every media packet's delay (class tag 1).
+            "output": {"bin": "50ms", "per_flow_timeseries": per_flow,
+                       "packet_delays": [1] if per_flow and media is not None else []}}
 
 
 # ---- the five experiments (spec §4.2) ----
