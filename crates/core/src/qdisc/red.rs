@@ -221,6 +221,13 @@ impl Red {
         if self.cfg.byte_mode { self.fifo.bytes() as f64 / self.cfg.mean_packet_size } else { self.fifo.len() as f64 }
     }
 
+    /// Whether an early decision on an ECN-capable packet marks, at the current average: the
+    /// gentle ramp has its own switch; without `gentle`, an early decision at avg = max_th (the
+    /// documented variant's closed upper end) is the linear region's.
+    fn marks_early(&self) -> bool {
+        if self.cfg.gentle && self.state.average() >= self.cfg.max_th { self.ecn.gentle } else { self.ecn.early }
+    }
+
     fn drop(&mut self, kind: DropKind) -> Verdict {
         self.state.on_drop();
         self.stats.count_drop(kind);
@@ -250,12 +257,9 @@ impl Red {
         }
         let decision = self.state.decide_scaled(&self.cfg, self.fifo.len(), pkt.size, rng, scale);
         let ect = pkt.ecn != Ecn::NotEct;
-        // The gentle ramp; without `gentle`, an early decision at avg = max_th (the documented
-        // variant's closed upper end) is the linear region's.
-        let in_gentle = self.cfg.gentle && self.state.average() >= self.cfg.max_th;
         let mark = match decision {
             RedDecision::Pass => false,
-            RedDecision::Early if ect && (if in_gentle { self.ecn.gentle } else { self.ecn.early }) => true,
+            RedDecision::Early if ect && self.marks_early() => true,
             RedDecision::Forced if ect && self.ecn.forced => true,
             RedDecision::Early => return self.drop(DropKind::Early),
             RedDecision::Forced => return self.drop(DropKind::Forced),

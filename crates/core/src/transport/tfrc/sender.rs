@@ -109,6 +109,13 @@ impl TfrcSender {
         self.x_recv_set.iter().map(|&(_, x)| x).reduce(f64::max).unwrap_or(f64::INFINITY)
     }
 
+    /// `X_recv_set = {x}` reported at `now` (`Maximize_X_recv_set`, and the first report), reusing
+    /// the set's allocation.
+    fn reset_x_recv_set(&mut self, now: Time, x: f64) {
+        self.x_recv_set.clear();
+        self.x_recv_set.push((now, x));
+    }
+
     fn w_init(&self) -> f64 {
         (4.0 * self.s).min((2.0 * self.s).max(4380.0))
     }
@@ -172,16 +179,16 @@ impl TfrcSender {
         self.p = p;
         let data_limited = std::mem::replace(&mut self.data_limited, true);
         if first {
-            self.x_recv_set = vec![(now, x_recv)];
+            self.reset_x_recv_set(now, x_recv);
             self.x = self.w_init() / r;
             self.tld = now;
         } else {
             let recv_limit = if data_limited && (new_event || p_increased) {
                 let halved = self.x_recv_max() / 2.0;
-                self.x_recv_set = vec![(now, halved.max(0.85 * x_recv))];
+                self.reset_x_recv_set(now, halved.max(0.85 * x_recv));
                 self.x_recv_max()
             } else if data_limited {
-                self.x_recv_set = vec![(now, self.x_recv_max().max(x_recv))];
+                self.reset_x_recv_set(now, self.x_recv_max().max(x_recv));
                 2.0 * self.x_recv_max()
             } else {
                 let horizon = Dur::from_secs_f64(2.0 * r);
@@ -224,7 +231,7 @@ impl TfrcSender {
                     limit = limit.min(self.x_recv_max());
                 }
                 let limit = limit.max(self.min_rate());
-                self.x_recv_set = vec![(now, limit / 2.0)];
+                self.reset_x_recv_set(now, limit / 2.0);
                 self.x = limit;
             }
         }
