@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from aqmlab.repro.common import Claim, claim_notes
+from aqmlab.repro.common import Claim, SeedMean, claim_notes, clearly_greater, tally
 
 
 def test_numpy_verdicts_count_like_python_ones() -> None:
@@ -20,3 +21,33 @@ def test_a_shared_note_is_written_once() -> None:
     claims = [Claim(i, "", "", "", "", False, note=n) for i, n in (("x", "same"), ("y", "same"), ("z", "other"))]
     assert claim_notes(claims).splitlines() == ["* **x** (does not hold): same", "* **y** (does not hold): as x.",
                                                 "* **z** (does not hold): other"]
+
+
+def test_seed_mean_gives_the_standard_error_of_the_mean() -> None:
+    m = SeedMean.of([1.0, 2.0, 3.0, 4.0])
+    assert m.mean == 2.5
+    # sample variance 5/3, over 4 values, square root
+    assert m.se == pytest.approx((5 / 3 / 4) ** 0.5)
+    assert m.n == 4
+
+
+def test_clearly_greater_says_true_false_or_cannot_tell() -> None:
+    a, b = SeedMean(1.0, 0.01, 5), SeedMean(0.9, 0.01, 5)
+    assert clearly_greater(a, b) is True
+    assert clearly_greater(b, a) is False
+    # 0.1 apart with a combined standard error of 0.071: within two standard errors
+    assert clearly_greater(SeedMean(1.0, 0.05, 5), SeedMean(0.9, 0.05, 5)) is None
+    # the margin moves the bar: a must exceed b by 0.2 more than the noise
+    assert clearly_greater(a, b, margin=0.2) is False
+    # one seed: the plain comparison
+    assert clearly_greater(SeedMean.of([1.0]), SeedMean.of([0.9])) is True
+
+
+def test_a_claim_within_noise_has_no_verdict_and_is_counted_apart() -> None:
+    noisy = Claim("X1", "§1", "a > b", "a > b", "1.0 vs 0.99", None, within_noise=True)
+    assert noisy.verdict == "within noise"
+    with pytest.raises(ValueError, match="X1"):
+        Claim("X2", "§1", "a > b", "a > b", "1.0 vs 0.99", True, within_noise=True)
+    held = Claim("X3", "§1", "s", "t", "o", True)
+    shown = Claim("X4", "§1", "s", "t", "o", None)
+    assert tally([noisy, held, shown]) == "1 of 3 claims hold, 0 do not, 1 within noise, 1 shown only"

@@ -19,7 +19,8 @@ from tqdm import tqdm
 
 from .. import api
 
-__all__ = ["Claim", "Job", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt", "save_figure"]
+__all__ = ["Claim", "Job", "SeedMean", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt", "save_figure",
+           "tally", "clearly_greater"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ class Claim:
     """One statement of a thesis and what we measured for it.
 
     `holds` is True, False, or None when the comparison is only shown (no pass/fail criterion
-    can be stated honestly, e.g. a figure whose data the thesis does not give).
+    can be stated honestly, e.g. a figure whose data the thesis does not give) or when the criterion
+    is stated but the measured difference is within the seeds' noise (`within_noise`).
     """
 
     ident: str
@@ -62,16 +64,80 @@ class Claim:
     why: str = ""
     #: Investigation, shown below the table (required in spirit for every claim that does not hold).
     note: str = ""
+    #: The criterion compares quantities whose difference is smaller than their seed noise
+    #: (`clearly_greater` returned None): neither verdict can be given, so `holds` is None.
+    within_noise: bool = False
 
     def __post_init__(self) -> None:
         # Criteria are often numpy comparisons; a numpy bool is neither `True` nor `False` to `is`,
         # which the reports' counts use.
         if self.holds is not None:
             self.holds = bool(self.holds)
+        if self.within_noise and self.holds is not None:
+            raise ValueError(f"claim {self.ident}: a claim within the noise has no verdict (holds must be None)")
 
     @property
     def verdict(self) -> str:
+        if self.within_noise:
+            return "within noise"
         return {True: "holds", False: "does not hold", None: "shown"}[self.holds]
+
+
+def tally(claims: Iterable[Claim]) -> str:
+    """The verdict counts for a report's header, e.g. '5 of 25 claims hold, 18 do not, 1 within
+    noise, 1 shown only'."""
+    cl = list(claims)
+    held = sum(c.holds is True for c in cl)
+    failed = sum(c.holds is False for c in cl)
+    noise = sum(c.within_noise for c in cl)
+    shown = len(cl) - held - failed - noise
+    parts = [f"{held} of {len(cl)} claims hold", f"{failed} do not"]
+    if noise:
+        parts.append(f"{noise} within noise")
+    if shown:
+        parts.append(f"{shown} shown only")
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class SeedMean:
+    """A quantity measured once per seed: its mean and the standard error of that mean."""
+
+    mean: float
+    se: float
+    n: int
+
+    @classmethod
+    def of(cls, values: Iterable[float]) -> "SeedMean":
+        v = [float(x) for x in values]
+        if not v:
+            raise ValueError("SeedMean of no values")
+        m = sum(v) / len(v)
+        if len(v) < 2:
+            return cls(m, math.nan, len(v))
+        var = sum((x - m) ** 2 for x in v) / (len(v) - 1)
+        return cls(m, math.sqrt(var / len(v)), len(v))
+
+    def __str__(self) -> str:
+        return fmt(self.mean) if math.isnan(self.se) else f"{fmt(self.mean)} ± {fmt(self.se, 2)}"
+
+
+def clearly_greater(a: SeedMean, b: SeedMean, z: float = 2.0, margin: float = 0.0) -> bool | None:
+    """Whether `a` exceeds `b` by more than `margin` beyond the seeds' noise.
+
+    True when a − b − margin exceeds `z` standard errors of the difference, False when it falls
+    short of zero by that much, None when the seeds cannot tell (the caller marks the claim
+    `within_noise`). With one seed (no standard error) it is the plain comparison.
+    """
+    diff = a.mean - b.mean - margin
+    se = math.hypot(a.se, b.se)
+    if math.isnan(se):
+        return diff > 0
+    if diff > z * se:
+        return True
+    if diff < -z * se:
+        return False
+    return None
 
 
 def save_figure(fig, out: Path, name: str, dpi: int = 100) -> str:
