@@ -46,7 +46,7 @@ def test_clearly_greater_says_true_false_or_cannot_tell() -> None:
 def test_a_claim_within_noise_has_no_verdict_and_is_counted_apart() -> None:
     noisy = Claim("X1", "§1", "a > b", "a > b", "1.0 vs 0.99", None, within_noise=True)
     assert noisy.verdict == "within noise"
-    with pytest.raises(ValueError, match="X1"):
+    with pytest.raises(ValueError, match="X2"):
         Claim("X2", "§1", "a > b", "a > b", "1.0 vs 0.99", True, within_noise=True)
     held = Claim("X3", "§1", "s", "t", "o", True)
     shown = Claim("X4", "§1", "s", "t", "o", None)
