@@ -229,6 +229,18 @@ rate = "1Mbps"
     }
 
     #[test]
+    fn tcp_state_columns_over_the_limit_are_refused() {
+        // 200 TCP flows at a 40-µs bin over 10 s: 2 × 200 × 250,000 = 100 M values (was accepted,
+        // and took gigabytes). The goodput columns are off, so only this bound can refuse it.
+        let many = GOOD.replace("count = 3", "count = 200");
+        let e = error_of(&format!("{many}\n[output]\nbin = \"40us\"\nper_flow_timeseries = false\nper_flow_tcp_state = true\n"));
+        assert!(e.starts_with("output.per_flow_tcp_state (line 25): 200 TCP flows give 400 columns (cwnd and smoothed RTT) × 250000 rows = 100000000 values"), "{e}");
+        assert!(e.contains("at most 20000000 are allowed"), "{e}");
+        assert!(parse_toml(&format!("{many}\n[output]\nbin = \"40us\"\nper_flow_timeseries = false\n")).is_ok());
+        assert!(parse_toml(&format!("{many}\n[output]\nbin = \"1ms\"\nper_flow_tcp_state = true\n")).is_ok());
+    }
+
+    #[test]
     fn udp_packet_size_below_its_headers_is_refused() {
         let e = error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\npacket_size = \"27B\""));
         assert!(e.starts_with("flows[1].packet_size (line 21): must be between 28B"), "{e}");

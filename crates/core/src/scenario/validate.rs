@@ -828,10 +828,23 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     };
     // A switch that would add no column is a mistake (like a key that does not apply to a flow's
     // kind), not a no-op: say so rather than write a series without the asked-for columns.
-    if output.per_flow_tcp_state && !flows.iter().any(|f| matches!(f.kind, FlowKind::Tcp(_))) {
+    let tcp_flows = flows.iter().filter(|f| matches!(f.kind, FlowKind::Tcp(_))).count() as u64;
+    if output.per_flow_tcp_state && tcp_flows == 0 {
         return err(
             "output.per_flow_tcp_state",
             "true needs at least one flow of kind \"tcp\" or \"http\" (its columns are per TCP flow), got none",
+        );
+    }
+    // cwnd and smoothed RTT per TCP flow: bounded like the per-flow goodput columns, separately.
+    let tcp_state_values = (2 * tcp_flows).saturating_mul(rows);
+    if output.per_flow_tcp_state && tcp_state_values > MAX_PER_FLOW_VALUES {
+        return err(
+            "output.per_flow_tcp_state",
+            format!(
+                "{tcp_flows} TCP flows give {} columns (cwnd and smoothed RTT) × {rows} rows = {tcp_state_values} values; \
+                 at most {MAX_PER_FLOW_VALUES} are allowed: set it to false, use fewer flows, or a longer output.bin",
+                2 * tcp_flows
+            ),
         );
     }
     if let Some(fc) = &output.flow_counter {
