@@ -495,7 +495,9 @@ impl TcpSender {
     }
 
     /// New data on a duplicate ACK below the threshold: by pipe with SACK (ns-3; RFC 6675 §5),
-    /// else limited transmit (RFC 3042) if enabled. Only previously unsent data goes out.
+    /// else limited transmit (RFC 3042) if enabled, Tahoe included: ns-2's `singledup_` sends one
+    /// segment per early dupack from `TcpAgent::recv`, the Tahoe agent, within cwnd + dupacks.
+    /// Only previously unsent data goes out.
     fn early_transmit(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         if self.snd_nxt != self.snd_max {
             return; // go-back-N in progress: the next segment is not new data
@@ -503,7 +505,7 @@ impl TcpSender {
         let budget = if cfg.variant == TcpVariant::Sack {
             let pipe = self.pipe(cfg);
             (self.cwnd - f64::from(pipe)).floor().max(0.0) as u32
-        } else if cfg.limited_transmit && self.dupacks <= 2 && cfg.variant != TcpVariant::Tahoe {
+        } else if cfg.limited_transmit && self.dupacks <= 2 {
             // RFC 3042 §2: at most cwnd + 2 segments outstanding.
             let allowed = self.cwnd.floor() as u32 + self.dupacks;
             allowed.saturating_sub(self.snd_max - self.snd_una).min(1)

@@ -219,6 +219,27 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
 }
 
 #[test]
+fn limited_transmit_applies_to_tahoe_as_ns2_singledup_does() {
+    // profile = "ns2" is Tahoe with singledup_ 1; the switch used to do nothing for Tahoe.
+    let plain = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Tahoe) };
+    let c = TcpConfig { limited_transmit: true, ..plain.clone() };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 11: 1..12 outstanding
+    out.clear();
+    s.on_ack(&c, ms(101), &ack(1), &mut out);
+    s.on_ack(&c, ms(101), &ack(1), &mut out);
+    assert_eq!(seqs(&out), [12, 13]);
+    let (mut s, _) = started(&plain);
+    let mut out = Vec::new();
+    s.on_ack(&plain, ms(100), &ack(1), &mut out);
+    out.clear();
+    s.on_ack(&plain, ms(101), &ack(1), &mut out);
+    s.on_ack(&plain, ms(101), &ack(1), &mut out);
+    assert!(out.is_empty(), "off: no new data below the threshold");
+}
+
+#[test]
 fn ecn_a_loss_reduction_sets_cwr_and_suppresses_an_echo_in_the_same_window() {
     let c = TcpConfig { ecn: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
     let (mut s, _) = started(&c);
