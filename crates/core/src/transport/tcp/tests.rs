@@ -219,6 +219,45 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
 }
 
 #[test]
+fn a_fast_retransmit_after_reno_leaves_recovery_halves_cwnd_not_the_inflated_flight() {
+    // Reno ends recovery at the first partial ACK with cwnd = ssthresh while the segments sent on
+    // inflated dupacks are still outstanding. A new loss then halves FlightSize as the window in
+    // use (RFC 5681 (4)), not snd_max − snd_una: that made windows above 1,000 segments (issue #10).
+    let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Reno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 11: 1..12 outstanding
+    for _ in 0..11 {
+        s.on_ack(&c, ms(101), &ack(1), &mut out); // fast retransmit, then inflation sends 12..17
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh(), 5.5);
+    s.on_ack(&c, ms(150), &ack(5), &mut out); // partial ACK: Reno leaves recovery
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), 5.5);
+    for _ in 0..3 {
+        s.on_ack(&c, ms(160), &ack(5), &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh(), 2.75, "half the 5.5-segment window in use, not half the 12 outstanding");
+}
+
+#[test]
+fn an_ecn_reduction_halves_the_window_in_use_not_the_data_outstanding() {
+    // Two limited-transmit segments leave 13 outstanding under cwnd 11; an echo on the next new ACK
+    // halves 11 (RFC 3168 §6.1.2 with RFC 5681's FlightSize), not 13.
+    let c = TcpConfig { ecn: true, limited_transmit: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out); // cwnd 11: 1..12 outstanding
+    s.on_ack(&c, ms(101), &ack(1), &mut out);
+    s.on_ack(&c, ms(101), &ack(1), &mut out); // 12 and 13 sent
+    let echo = Packet { flags: FLAG_ECE, ..ack(2) };
+    s.on_ack(&c, ms(110), &echo, &mut out);
+    assert_eq!(s.ssthresh(), 5.5, "half of cwnd 11, not of the 13 outstanding");
+}
+
+#[test]
 fn limited_transmit_applies_to_tahoe_as_ns2_singledup_does() {
     // profile = "ns2" is Tahoe with singledup_ 1; the switch used to do nothing for Tahoe.
     let plain = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Tahoe) };
