@@ -170,6 +170,49 @@ def test_issue10_newcomer_dumbbell_agrees_with_ns3(compared) -> None:
     assert c.aqmlab["drop_rate"] == pytest.approx(c.ns3["drop_rate"], rel=0.25)
 
 
+# ---------------------------------------------------------------- drop-tail without SACK
+# `ns3ref.REPORTED_ONLY` and the newcomer's timeouts: NewReno without SACK behind a full drop-tail
+# buffer, where ns-3 3.44's emulated-SACK scoreboard retransmits segments that were never dropped
+# (2,401 and 4,815 retransmissions per run to aqmlab's 224; see g00 in docs/validation.md). The
+# same checks as the named scenarios, marked strict so that a change on either side shows up: the
+# mean queue agrees (1.00, 0.94) and stays asserted.
+
+NS3_NOSACK_DROPTAIL = pytest.mark.xfail(
+    strict=True,
+    reason="drop-tail without SACK: ns-3's emulated-SACK scoreboard retransmits 10-20x the segments aqmlab does "
+    "(2,401 / 4,815 vs 224 per run), which costs it goodput (0.95x, 0.89x of aqmlab's), fairness, drops and "
+    "26.7 / 47 RTO expiries per run to aqmlab's 1.7 / 0 (docs/validation.md, section 3)",
+)
+DROPTAIL_NOSACK = list(ns3ref.REPORTED_ONLY)
+
+
+@pytest.mark.parametrize("name", DROPTAIL_NOSACK)
+@pytest.mark.parametrize("metric", [
+    pytest.param("goodput", marks=NS3_NOSACK_DROPTAIL), pytest.param("drops", marks=NS3_NOSACK_DROPTAIL),
+    pytest.param("timeouts", marks=NS3_NOSACK_DROPTAIL), pytest.param("fairness", marks=NS3_NOSACK_DROPTAIL),
+    "mean_queue"])
+def test_droptail_without_sack(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.REPORTED_ONLY[name])
+    ours, theirs = c.aqmlab, c.ns3
+    if metric == "goodput":
+        assert ours["tcp_goodput_bps"] == pytest.approx(theirs["tcp_goodput_bps"], rel=0.03)
+    elif metric == "drops":
+        assert ours["drop_rate"] == pytest.approx(theirs["drop_rate"], rel=0.25)
+    elif metric == "timeouts":
+        assert ns3ref.timeouts_agree(ours["timeouts"], theirs["timeouts"]), (ours["timeouts"], theirs["timeouts"])
+    elif metric == "fairness":
+        assert ours["jain_tcp"] == pytest.approx(theirs["jain_tcp"], abs=0.1)
+    else:
+        assert ours["mean_queue_pkts"] == pytest.approx(theirs["mean_queue_pkts"], rel=0.25)
+
+
+@pytest.mark.xfail(strict=True, reason="the newcomer dumbbell is drop-tail without SACK: 0 RTO expiries per run in "
+                   "aqmlab, 11 in ns-3, whose retransmissions (1,042 vs 754) include the emulated-SACK ones above")
+def test_issue10_newcomer_dumbbell_timeouts(compared) -> None:
+    c = compared(ns3ref.NEWCOMER)
+    assert ns3ref.timeouts_agree(c.aqmlab["timeouts"], c.ns3["timeouts"]), (c.aqmlab["timeouts"], c.ns3["timeouts"])
+
+
 def test_issue10_newcomer_dumbbell_keeps_every_window_near_its_share() -> None:
     """The same dumbbell in aqmlab alone: one flow's mean cwnd exceeded 1,000 segments before the fix.
     A fair share of the pipe plus the buffer is (10 Mb/s · 44 ms / 1502 B + 50) / 10 ≈ 8.7 segments;
