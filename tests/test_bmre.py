@@ -106,12 +106,15 @@ def test_cov_matches_eq_4_4_by_hand() -> None:
 
 
 def test_limit_readings() -> None:
+    """The "up to N" limit walks from N = DIP_N (20) upward: a failure in the small-N dip does not
+    end it (the old rule gave 0 here), the first failure at or above 20 does."""
     import pandas as pd
 
     s = pd.Series([0.2, 0.05, 0.08, 0.3, 0.09], index=[10, 50, 100, 350, 650])
-    assert bmre.limit_n(s, lambda v: v <= 0.1) == 0
+    assert bmre.limit_n(s, lambda v: v <= 0.1) == 100
     assert bmre.last_n(s, lambda v: v <= 0.1) == 650
     assert bmre.limit_n(s.iloc[1:], lambda v: v <= 0.1) == 100
+    assert bmre.limit_n(s.loc[[10, 350, 650]], lambda v: v <= 0.1) == 0
 
 
 def test_quick_repro_writes_a_report_with_verdicts(tmp_path) -> None:
