@@ -33,7 +33,8 @@ import pandas as pd  # noqa: E402
 
 from ..metrics import jain_index  # noqa: E402
 from . import white_scenarios as S  # noqa: E402
-from .common import Claim, Job, Timer, claim_notes, claims_table, ensure_dir, fmt, frame_table, run_jobs, save_figure  # noqa: E402
+from .common import (Claim, Job, SeedMean, Timer, claim_notes, claims_table, clearly_greater, ensure_dir, fmt,  # noqa: E402
+                     frame_table, run_jobs, save_figure, tally)
 
 AQMS = ("red", "fred", "csfq", "drr", "chardonnay", "chablis", "chardonnay_pa", "chablis_pa")
 # WHITE's two readings of how its factor meets RED's count spacing (spec §2.1.3): the spec's default
@@ -67,6 +68,10 @@ THESIS_JFI_DYN = {
     "chablis": dict(exp5=(0.904, 0.987, 0.965, 0.993), exp6=(0.990, 0.988, 0.986, 0.992)),
 }
 
+# Min/max cluster goodputs of RED in Exps 5–6 (Fig. 5.10; the labels of these tables are right, spec §5.4).
+THESIS_MINMAX_DYN = {"red": {"exp5": {"A": (1.76, 4.78), "B": (3.26, 6.48), "C": (2.61, 7.01), "D": (3.81, 5.86)},
+                             "exp6": {"A": (0.68, 5.87), "B": (2.25, 7.60), "C": (1.45, 8.26), "D": (3.13, 6.57)}}}
+
 FIGURES = {
     "exp1": "fig5_1_exp1_goodput_vs_rtt.png",
     "clusters": "fig5_6-5_7_dynamic_clusters.png",
@@ -92,9 +97,12 @@ class Plan:
 
 def plan(quick: bool, workers: int | None = None, quiet: bool = False) -> Plan:
     if quick:
-        return Plan((1,), (1,), (0.25, 0.65, 1.0, 1.6), (0.6, 1.4, 2.2), ("exp1",), (1,), True, workers, quiet)
-    alphas = tuple(round(0.2 * k, 1) for k in range(1, 11))  # 0.2 … 2.0
-    betas = (0.6, 1.0, 1.4, 1.8, 2.2)
+        return Plan((1,), (1,), (0.0, 0.25, 0.65, 1.0, 1.6), (0.6, 1.4, 2.2), ("exp1",), (1,), True, workers, quiet)
+    # The tuned points exactly (Chardonnay α 0.65, Chablis α 1.6, both β 1.4), α down to 0 (no robust
+    # scaling: the smallest meaningful exponent, so the old optimum at the edge α = 0.2 is bracketed) and
+    # β up to 2.6 (Chablis's best sat on the old edge 2.2); 9 × 6 points instead of 10 × 5.
+    alphas = (0.0, 0.1, 0.2, 0.4, 0.65, 1.0, 1.3, 1.6, 2.0)
+    betas = (0.6, 1.0, 1.4, 1.8, 2.2, 2.6)
     return Plan(tuple(range(1, 11)), (1, 2, 3), alphas, betas, STATIC, tuple(range(1, 6)), False, workers, quiet)
 
 
@@ -178,12 +186,13 @@ def _per_source_bins(ts: pd.DataFrame, exp: S.Experiment) -> pd.DataFrame:
 
 def _jobs(exp_names, aqms, red: S.RedProfile, seeds, *, access_bps: float = 100e6, drr_buckets: int | None = None,
           alpha: float | None = None, beta: float | None = None, rtt_hint: str = "sender",
-          queue_extra: dict | None = None, restart: str = "keep-state", extra: dict | None = None) -> list[Job]:
+          queue_extra: dict | None = None, restart: str = "keep-state", extra: dict | None = None,
+          fred: S.RedProfile | None = None) -> list[Job]:
     exps = S.experiments()
     jobs = []
     for name in exp_names:
         for aqm in aqms:
-            q = {**S.queue(aqm, red, alpha=alpha, beta=beta, drr_buckets=drr_buckets), **(queue_extra or {})}
+            q = {**S.queue(aqm, red, alpha=alpha, beta=beta, drr_buckets=drr_buckets, fred=fred), **(queue_extra or {})}
             for seed in seeds:
                 sc = S.scenario(exps[name], q, seed=seed, ecn=aqm.startswith("chablis"), access_bps=access_bps,
                                 rtt_hint=rtt_hint, restart=restart)
@@ -250,6 +259,8 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     jobs += _jobs(STATIC, ["red", "chardonnay", "drr"], red, seeds, access_bps=10e6, extra={"case": "access 10 Mb/s"})
     jobs += _jobs(STATIC, ["drr"], red, seeds, drr_buckets=10, extra={"case": "DRR, 10 buckets (ns-2 default)"})
     jobs += _jobs(STATIC, ["fred_parris"], red, seeds, extra={"case": "FRED, Parris 2001 variant"})
+    for prof, case in FRED_PROFILE_CASES:
+        jobs += _jobs(STATIC, ["fred"], red, seeds, fred=prof or red, extra={"case": case})
     jobs += _jobs(STATIC, ["chardonnay"], red, seeds, rtt_hint="sender-vegas",
                   extra={"case": "hint: ns-2 Vegas baseRTT (spec §2.1.1 quirk)"})
     for limit, case in CSFQ_BUFFER_CASES.items():
@@ -261,6 +272,9 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     return _run(p, jobs, "sensitivity")
 
 
+# FRED on other settings than `S.FRED_PROFILE` (None: the calibrated RED profile, the old setting).
+FRED_PROFILE_CASES = ((None, "FRED on the calibrated RED profile (the old setting)"),
+                      (S.calibration_profiles()[0], "FRED on ns-2's default RED (limit 50, 5/15)"))
 # CSFQ's buffer, beyond the calibrated RED limit: SSZ98's simulations used 64 KB (64 of the thesis's
 # 1000-byte packets); 1000 packets is a buffer that never overflows here, which isolates CSFQ's own drops.
 CSFQ_BUFFER_CASES = {64: "CSFQ, buffer 64 packets (SSZ98's 64 KB)", 1000: "CSFQ, buffer 1000 packets (no overflow)"}
@@ -291,9 +305,138 @@ def _lone_flow(df: pd.DataFrame, aqm: str, exp: str) -> float:
     return float(np.mean([g[0] for g in rows["goodputs"]]))
 
 
+# How far apart two JFIs (or any orderings of them) may be and still count as the thesis's ties
+# (Exp 4: Chardonnay 0.991 "ties" DRR 0.991; FRED 0.992; §5.7 (8): 5C 0.970 vs 0.965 "about ties").
+TIE = 0.005
+
+
+def _sm(df: pd.DataFrame, aqm: str, exp: str, col: str) -> SeedMean:
+    """`col` of `aqm` in `exp`, mean and standard error over the seeds."""
+    return SeedMean.of(df[(df["aqm"] == aqm) & (df["exp"] == exp)].sort_values("seed")[col])
+
+
+def _sm_rows(df: pd.DataFrame, aqm: str, exp: str, fn) -> SeedMean:
+    """`fn(row)` per seed of `aqm` in `exp`, mean and standard error over the seeds."""
+    rows = df[(df["aqm"] == aqm) & (df["exp"] == exp)].sort_values("seed")
+    return SeedMean.of(fn(r) for _, r in rows.iterrows())
+
+
+def _const(x: float) -> SeedMean:
+    """A number without noise (a threshold) for `clearly_greater`."""
+    return SeedMean(float(x), 0.0, 1)
+
+
+def _at_least(a: SeedMean, b: SeedMean, tol: float = 0.0) -> bool | None:
+    """a ≥ b − tol beyond the seeds' noise: True, False, or None (cannot tell)."""
+    return clearly_greater(a, b, margin=-tol)
+
+
+def _all_of(results) -> bool | None:
+    """Every part holds: False if any clearly fails, True if all clearly hold, else None."""
+    results = list(results)
+    if any(r is False for r in results):
+        return False
+    if all(r is True for r in results):
+        return True
+    return None
+
+
+def _judged(ident: str, source: str, statement: str, thesis: str, ours: str, parts: dict[str, bool | None],
+            why: str) -> Claim:
+    """A claim whose verdict is every part of `parts` (label → verdict of that part); the parts that fail or
+    that the seeds cannot tell are named in `why`."""
+    verdict = _all_of(parts.values())
+    failed = [k for k, v in parts.items() if v is False]
+    noisy = [k for k, v in parts.items() if v is None]
+    if failed:
+        why += f"; fails in {', '.join(failed)}"
+    if noisy:
+        why += f"; within the seeds' noise (2 s.e.) in {', '.join(noisy)}"
+    return Claim(ident, source, statement, thesis, ours, verdict, why, within_noise=verdict is None)
+
+
+def _lone_flow_bound(jfi: float, total: float, n: int = S.N_FLOWS) -> float:
+    """The largest goodput one flow can have when the other n − 1 share `total` minus it equally and the
+    JFI over all n is `jfi` (the most generous case for that flow)."""
+    # JFI = T² / (n·(y² + (T − y)²/(n − 1))) → n·y² − 2·T·y + T² − (n − 1)·T²/(n·jfi) = 0, larger root.
+    a, b, c = n, -2 * total, total ** 2 - (n - 1) * total ** 2 / (n * jfi)
+    return (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
+
+
+def _dyn_table(reading: str) -> dict[str, dict[str, tuple[float, ...]]]:
+    """The thesis's dynamic JFI table: "swapped" (spec §5.6 item 1) or "printed" (the Exp 5 and Exp 6 column
+    groups as the thesis prints them; Chablis's row is the same in both)."""
+    if reading == "swapped":
+        return THESIS_JFI_DYN
+    return {a: (v if a == "chablis" else {"exp5": v["exp6"], "exp6": v["exp5"]}) for a, v in THESIS_JFI_DYN.items()}
+
+
+def _thesis_jfi(table, aqm: str, where: str) -> float:
+    """The thesis's JFI of `aqm` at `where` ("exp1".."exp4", or "exp5A".."exp6D") from `table`."""
+    if where[:4] in STATIC:
+        return THESIS_JFI[aqm][where]
+    return table[aqm][where[:4]][list(S.PERIODS).index(where[4])]
+
+
+def _jfi_sm(df: pd.DataFrame, aqm: str, where: str) -> SeedMean:
+    return _sm(df, aqm, where, "jfi") if where in STATIC else _sm(df, aqm, where[:4], f"{where[4]}_jfi")
+
+
+WHERE_DYN = [f"{e}{k}" for e in DYNAMIC for k in S.PERIODS]
+
+
+def _ordering_vs_table(ident: str, source: str, statement: str, df: pd.DataFrame, pairs, wheres, reading: str) -> Claim:
+    """Whether our JFI orderings of each (a, b) in `pairs` at each of `wheres` follow the thesis's table read
+    as `reading`: where the table has a ahead by more than TIE, ours must have a ≥ b − TIE; b ahead,
+    b ≥ a − TIE; a tie (within TIE), both."""
+    table = _dyn_table(reading)
+    parts: dict[str, bool | None] = {}
+    th, us = [], []
+    for where in wheres:
+        for a, b in pairs:
+            ta, tb = _thesis_jfi(table, a, where), _thesis_jfi(table, b, where)
+            oa, ob = _jfi_sm(df, a, where), _jfi_sm(df, b, where)
+            key = f"{where[3:]}" + (f" vs {b}" if len(pairs) > 1 else "")
+            if ta - tb > TIE:
+                parts[key] = _at_least(oa, ob, TIE)
+                sign = ">"
+            elif tb - ta > TIE:
+                parts[key] = _at_least(ob, oa, TIE)
+                sign = "<"
+            else:
+                parts[key] = _all_of([_at_least(oa, ob, TIE), _at_least(ob, oa, TIE)])
+                sign = "≈"
+            th.append(f"{key}: {ta:.3f} {sign} {tb:.3f}")
+            us.append(f"{key}: {oa.mean:.3f}/{ob.mean:.3f}")
+    return _judged(ident, source, statement, f"table {reading}: " + ", ".join(th), ", ".join(us), parts,
+                   f"criterion: our orderings follow the {reading} table: where it has one ahead by more than {TIE}, "
+                   f"ours has that one ≥ the other − {TIE}; where it ties (within {TIE}), both ways; every comparison "
+                   "beyond 2 standard errors of the seed means")
+
+
+def _spread(row, where: str) -> float:
+    """max − min goodput (Mb/s): per flow in Exps 1, 3, 4; per cluster aggregate in Exp 2 and each period
+    of Exps 5–6 (as the thesis's Fig. 5.10)."""
+    if where in ("exp1", "exp3", "exp4"):
+        return float(row["max_mbps"] - row["min_mbps"])
+    if where == "exp2":
+        return float(row["cluster_max_mbps"] - row["cluster_min_mbps"])
+    return float(row[f"{where[4]}_cluster_max"] - row[f"{where[4]}_cluster_min"])
+
+
+def _lower_over_higher_rtt(row, period: str) -> float:
+    """In a period with two active clusters: the lower-RTT cluster's goodput over the higher-RTT one's."""
+    order = [c for c in ("robust", "average", "fragile") if c in S.ACTIVE[period]]
+    g = row[f"{period}_clusters"]
+    return float(g[order[0]] / max(g[order[-1]], 1e-9))
+
+
 def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "",
            sens: pd.DataFrame | None = None) -> list[Claim]:
-    """The claims, with WHITE read as `reading` ("" = the spec's default, "_pa" = the alternative)."""
+    """The claims, with WHITE read as `reading` ("" = the spec's default, "_pa" = the alternative).
+
+    Every ordering is judged against the seeds' noise (`clearly_greater`, 2 standard errors of the
+    difference of the seed means): a comparison the seeds cannot tell makes the claim "within noise"."""
     if reading:
         def swap(frame: pd.DataFrame) -> pd.DataFrame:
             kept = frame[~frame["aqm"].isin(["chardonnay", "chablis"])].copy()
@@ -303,91 +446,155 @@ def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "",
         df, grid = swap(df), swap(grid)
     out: list[Claim] = []
     periods = list(S.PERIODS)
-    base = [a for a in AQMS if not a.endswith("_pa")]
-    jfi = {(a, e): _mean(df, a, e, "jfi") for a in base for e in STATIC}
-    dyn = {(a, e, k): _mean(df, a, e, f"{k}_jfi") for a in base for e in DYNAMIC for k in periods}
+    base = [a for a in AQMS if not a.endswith("_pa") and len(df[df["aqm"] == a])]
+    everywhere = [*STATIC, *WHERE_DYN]
+    jfi = {(a, w): _jfi_sm(df, a, w) for a in base for w in everywhere}
 
-    # W1: Chardonnay fairer than RED everywhere.
-    worse = [f"{e}" for e in STATIC if jfi["chardonnay", e] <= jfi["red", e]]
-    worse += [f"{e}{k}" for e in DYNAMIC for k in periods if dyn["chardonnay", e, k] <= dyn["red", e, k]]
-    out.append(Claim("W1", "§5.7 (1), Figs. 5.9–5.10", "Chardonnay is fairer (JFI) than RED in every experiment and period",
-                     "0.982–0.993 vs 0.785–0.982 (static); every period", _pairs(jfi, dyn, "chardonnay", "red"),
-                     not worse, "criterion: Chardonnay's mean JFI > RED's in each of Exps 1–4 and each period of 5–6" +
-                     (f"; not in {', '.join(worse)}" if worse else "")))
-    # W2: ordering in Exps 1–3.
+    # W1: Chardonnay fairer than RED everywhere, by JFI and by min/max spread.
+    out.append(_judged("W1", "§5.7 (1), Figs. 5.9–5.10", "Chardonnay is fairer (JFI) than RED in every experiment and period",
+                       "0.982–0.993 vs 0.785–0.982 (static); every period", _pairs(jfi, "chardonnay", "red"),
+                       {w[3:]: clearly_greater(jfi["chardonnay", w], jfi["red", w]) for w in everywhere},
+                       "criterion: Chardonnay's JFI > RED's in each of Exps 1–4 and each period of 5–6"))
+    spread = {(a, w): _sm_rows(df, a, w[:4], lambda r, w=w: _spread(r, w)) for a in ("chardonnay", "red") for w in everywhere}
+    out.append(_judged("W1b", "§5.7 (1), Fig. 5.10", "Chardonnay's min/max goodput spread is narrower than RED's in every "
+                       "experiment and period", "e.g. Exp 1 [0.25, 0.40] vs [0.15, 0.79]; 6C [4.16, 5.47] vs [1.45, 8.26]",
+                       ", ".join(f"{w[3:]}: {spread['chardonnay', w].mean:.2f}/{spread['red', w].mean:.2f}" for w in everywhere),
+                       {w[3:]: clearly_greater(spread["red", w], spread["chardonnay", w]) for w in everywhere},
+                       "criterion: max − min goodput (per flow in Exps 1, 3, 4; per cluster in Exp 2 and each period; "
+                       "Chardonnay/RED, Mb/s) smaller for Chardonnay"))
+    # W2: ordering in Exps 1–3; Exp 4 compressed with FRED highest and Chardonnay tying DRR.
     for e in ("exp1", "exp2", "exp3"):
-        ok = jfi["chardonnay", e] >= jfi["drr", e] - 0.005 and jfi["drr", e] >= max(jfi["fred", e], jfi["csfq", e])
-        out.append(Claim(f"W2-{e[-1]}", "§5.7 (2), Fig. 5.9", f"{e}: JFI Chardonnay ≥ DRR ≥ FRED, CSFQ",
-                         ", ".join(f"{a} {THESIS_JFI[a][e]:.3f}" for a in ("chardonnay", "drr", "fred", "csfq")),
-                         ", ".join(f"{a} {jfi[a, e]:.3f}" for a in ("chardonnay", "drr", "fred", "csfq")), ok,
-                         "criterion: Chardonnay ≥ DRR − 0.005 (the thesis's ties) and DRR ≥ max(FRED, CSFQ)"))
+        parts = {"Chardonnay ≥ DRR": _at_least(jfi["chardonnay", e], jfi["drr", e], TIE),
+                 "DRR ≥ FRED": _at_least(jfi["drr", e], jfi["fred", e]),
+                 "DRR ≥ CSFQ": _at_least(jfi["drr", e], jfi["csfq", e])}
+        out.append(_judged(f"W2-{e[-1]}", "§5.7 (2), Fig. 5.9", f"{e}: JFI Chardonnay ≥ DRR ≥ FRED, CSFQ",
+                           ", ".join(f"{a} {THESIS_JFI[a][e]:.3f}" for a in ("chardonnay", "drr", "fred", "csfq")),
+                           ", ".join(f"{a} {jfi[a, e]}" for a in ("chardonnay", "drr", "fred", "csfq")), parts,
+                           f"criterion: Chardonnay ≥ DRR − {TIE} (the thesis's ties) and DRR ≥ FRED, CSFQ"))
+    five = ("red", "fred", "csfq", "drr", "chardonnay")
+    floor = min(THESIS_JFI[a]["exp4"] for a in five) - TIE
+    parts = {f"FRED ≥ {a}": _at_least(jfi["fred", "exp4"], jfi[a, "exp4"], TIE) for a in five if a != "fred"}
+    parts["Chardonnay ≈ DRR"] = _all_of([_at_least(jfi["chardonnay", "exp4"], jfi["drr", "exp4"], TIE),
+                                         _at_least(jfi["drr", "exp4"], jfi["chardonnay", "exp4"], TIE)])
+    parts.update({f"{a} ≥ {floor:.3f}": _at_least(jfi[a, "exp4"], _const(floor)) for a in five})
+    out.append(_judged("W2-4", "§5.7 (2), Fig. 5.9", "exp4 is compressed: RED, FRED, CSFQ, DRR, Chardonnay all at 0.977–0.992, "
+                       "FRED highest, Chardonnay ties DRR",
+                       ", ".join(f"{a} {THESIS_JFI[a]['exp4']:.3f}" for a in five),
+                       ", ".join(f"{a} {jfi[a, 'exp4']}" for a in five), parts,
+                       f"criterion: FRED ≥ each other − {TIE}; |Chardonnay − DRR| ≤ {TIE}; each ≥ {floor:.3f} (the "
+                       f"thesis's lowest, CSFQ 0.977, less {TIE})"))
     # W3, W4: the lone flows.
-    lone_r = {a: _lone_flow(df, a, "exp3") for a in base}
-    out.append(Claim("W3", "§5.7 (3), Fig. 5.3", "Exp 3: FRED and CSFQ give the lone robust flow more than RED does",
-                     "FRED 1.17, CSFQ 1.04, RED 0.85 Mb/s", f"FRED {lone_r['fred']:.2f}, CSFQ {lone_r['csfq']:.2f}, "
-                     f"RED {lone_r['red']:.2f} Mb/s", lone_r["fred"] > lone_r["red"] and lone_r["csfq"] > lone_r["red"],
-                     "criterion: both above RED's (seed means)"))
-    lone_f = {a: _lone_flow(df, a, "exp4") for a in base}
-    out.append(Claim("W4", "§5.7 (3), Fig. 5.4", "Exp 4: CSFQ gives the lone fragile flow less than RED does",
-                     "CSFQ 0.07 vs RED 0.16 Mb/s", f"CSFQ {lone_f['csfq']:.2f} vs RED {lone_f['red']:.2f} Mb/s",
-                     lone_f["csfq"] < lone_f["red"], "criterion: CSFQ's below RED's"))
-    out.append(Claim("W5", "§5.7 (4), Fig. 5.4", "Exp 4: Chardonnay gives the lone fragile flow at least its fair share",
-                     "0.39 Mb/s (fair share 0.333)", f"{lone_f['chardonnay']:.3f} Mb/s", lone_f["chardonnay"] >= S.FAIR_SHARE_MBPS,
-                     "criterion: ≥ 10/30 Mb/s"))
-    # W6: Chardonnay's dynamic splits near DRR's, RED's stay far apart.
-    split = {(a, e, k): (_mean(df, a, e, f"{k}_cluster_min"), _mean(df, a, e, f"{k}_cluster_max"))
-             for a in ("chardonnay", "red", "drr") for e in DYNAMIC for k in "BCD"}
-    ok = all(4.0 - 0.05 <= split["chardonnay", e, k][0] and split["chardonnay", e, k][1] <= 6.0 + 0.05
-             for e in DYNAMIC for k in "BCD")
-    out.append(Claim("W6", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: Chardonnay's two active clusters share "
-                     "4.0–6.0 Mb/s each (near DRR); RED's stay 1/RTT-like",
-                     "Chardonnay 4.7/5.0 (best) to 4.0/5.9 (worst); RED e.g. 1.45/8.26",
-                     "; ".join(f"{e[-1]}{k}: Ch {split['chardonnay', e, k][0]:.1f}/{split['chardonnay', e, k][1]:.1f}, "
-                               f"RED {split['red', e, k][0]:.1f}/{split['red', e, k][1]:.1f}" for e in DYNAMIC for k in "BCD"),
-                     ok, "criterion: every Chardonnay cluster aggregate in [3.95, 6.05] Mb/s (period means over seeds)"))
+    lone = lambda e, a: _sm_rows(df, a, e, lambda r: float(r["goodputs"][0]))  # noqa: E731
+    lone_r = {a: lone("exp3", a) for a in ("fred", "csfq", "red")}
+    out.append(_judged("W3", "§5.7 (3), Fig. 5.3", "Exp 3: FRED and CSFQ give the lone robust flow more than RED does",
+                       "FRED 1.17, CSFQ 1.04, RED 0.85 Mb/s", f"FRED {lone_r['fred']}, CSFQ {lone_r['csfq']}, RED {lone_r['red']} Mb/s",
+                       {"FRED": clearly_greater(lone_r["fred"], lone_r["red"]),
+                        "CSFQ": clearly_greater(lone_r["csfq"], lone_r["red"])}, "criterion: both above RED's"))
+    lone_f = {a: lone("exp4", a) for a in ("csfq", "red", "chardonnay")}
+    out.append(_judged("W4", "§5.7 (3), Fig. 5.4", "Exp 4: CSFQ gives the lone fragile flow less than RED does",
+                       "CSFQ 0.07 vs RED 0.16 Mb/s", f"CSFQ {lone_f['csfq']} vs RED {lone_f['red']} Mb/s",
+                       {"CSFQ < RED": clearly_greater(lone_f["red"], lone_f["csfq"])}, "criterion: CSFQ's below RED's"))
+    cap = _lone_flow_bound(THESIS_JFI["chardonnay"]["exp4"], THESIS_GOODPUT["chardonnay"]["exp4"])
+    out.append(_judged("W5", "§5.7 (4), Fig. 5.4", "Exp 4: Chardonnay gives the lone fragile flow slightly more than its fair share",
+                       f"0.39 Mb/s, \"slightly more bandwidth than the fair share\" (0.333); JFI 0.991", f"{lone_f['chardonnay']} Mb/s",
+                       {"≥ fair share": _at_least(lone_f["chardonnay"], _const(S.FAIR_SHARE_MBPS)),
+                        f"≤ {cap:.2f}": _at_least(_const(cap), lone_f["chardonnay"])},
+                       f"criterion: between 10/30 and {cap:.2f} Mb/s. The upper bound is the most one flow can get with the "
+                       "thesis's Exp 4 JFI (0.991) and total (9.96 Mb/s) even if the 29 others were exactly equal; "
+                       "\"slightly more\" (0.39) sits well inside it"))
+    # W6: Chardonnay's dynamic splits near DRR's; RED's stay 1/RTT-like.
+    split = {(a, e, k): (_sm(df, a, e, f"{k}_cluster_min"), _sm(df, a, e, f"{k}_cluster_max"))
+             for a in ("chardonnay", "red") for e in DYNAMIC for k in "BCD"}
+    parts = {}
+    for e in DYNAMIC:
+        for k in "BCD":
+            lo, hi = split["chardonnay", e, k]
+            parts[f"{e[-1]}{k}"] = _all_of([_at_least(lo, _const(3.95)), _at_least(_const(6.05), hi)])
+    out.append(_judged("W6", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: Chardonnay's two active clusters "
+                       "share 4.0–6.0 Mb/s each (near DRR)", "Chardonnay 4.7/5.0 (best) to 4.0/5.9 (worst)",
+                       "; ".join(f"{e[-1]}{k}: {split['chardonnay', e, k][0].mean:.1f}/{split['chardonnay', e, k][1].mean:.1f}"
+                                 for e in DYNAMIC for k in "BCD"), parts,
+                       "criterion: every Chardonnay cluster aggregate in [3.95, 6.05] Mb/s"))
+    red_ratio = min(hi / lo for e in DYNAMIC for k in "BCD" for lo, hi in [THESIS_MINMAX_DYN["red"][e][k]])
+    ratios = {f"{e[-1]}{k}": _sm_rows(df, "red", e, lambda r, k=k: _lower_over_higher_rtt(r, k)) for e in DYNAMIC for k in "BCD"}
+    out.append(_judged("W6b", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: RED's splits stay 1/RTT-like "
+                       "(the lower-RTT cluster well ahead)",
+                       "RED max/min " + ", ".join(f"{e[-1]}{k} {THESIS_MINMAX_DYN['red'][e][k][1] / THESIS_MINMAX_DYN['red'][e][k][0]:.2f}"
+                                                  for e in DYNAMIC for k in "BCD"),
+                       ", ".join(f"{w} {r}" for w, r in ratios.items()),
+                       {w: _at_least(r, _const(round(red_ratio, 2))) for w, r in ratios.items()},
+                       f"criterion: the lower-RTT cluster's goodput over the higher-RTT one's ≥ {red_ratio:.2f} (the "
+                       "thesis's smallest RED ratio, 5D) in every period; 1/RTT alone predicts 2–4 (Exp 5) and 4–16 (Exp 6)"))
     # W7: wider RTT spread, less fair.
-    mean_dyn = {(a, e): float(np.mean([dyn[a, e, k] for k in periods])) for a in ("chardonnay", "drr") for e in DYNAMIC}
-    out.append(Claim("W7", "§5.7 (6)", "Exp 6 (20–320 ms) is less fair than Exp 5 (50–200 ms) for Chardonnay and DRR",
-                     "Chardonnay 0.966 vs 0.916, DRR 0.974 vs 0.936 (period means, swapped table)",
-                     f"Chardonnay {mean_dyn['chardonnay', 'exp5']:.3f} vs {mean_dyn['chardonnay', 'exp6']:.3f}, "
-                     f"DRR {mean_dyn['drr', 'exp5']:.3f} vs {mean_dyn['drr', 'exp6']:.3f}",
-                     mean_dyn["chardonnay", "exp6"] < mean_dyn["chardonnay", "exp5"] and mean_dyn["drr", "exp6"] < mean_dyn["drr", "exp5"],
-                     "criterion: the mean JFI over periods A–D is lower in Exp 6, for both"))
+    mean_dyn = {(a, e): _sm_rows(df, a, e, lambda r: float(np.mean([r[f"{k}_jfi"] for k in periods])))
+                for a in ("chardonnay", "drr") for e in DYNAMIC}
+    out.append(_judged("W7", "§5.7 (6)", "Exp 6 (20–320 ms) is less fair than Exp 5 (50–200 ms) for Chardonnay and DRR",
+                       "Chardonnay 0.966 vs 0.916, DRR 0.974 vs 0.936 (period means, swapped table)",
+                       f"Chardonnay {mean_dyn['chardonnay', 'exp5']} vs {mean_dyn['chardonnay', 'exp6']}, "
+                       f"DRR {mean_dyn['drr', 'exp5']} vs {mean_dyn['drr', 'exp6']}",
+                       {a: clearly_greater(mean_dyn[a, "exp5"], mean_dyn[a, "exp6"]) for a in ("chardonnay", "drr")},
+                       "criterion: the mean JFI over periods A–D lower in Exp 6, for both"))
     # W8, W9: drop rate and goodput against RED.
     exps = [*STATIC, *DYNAMIC]
-    drops = {(a, e): _mean(df, a, e, "drop_pct") for a in ("red", "chardonnay", "chablis") for e in exps}
-    good = {(a, e): _mean(df, a, e, "total_mbps") for a in ("red", "chardonnay", "chablis") for e in exps}
-    out.append(Claim("W8", "§5.7 (7), Fig. 5.8", "Chardonnay's drop rate is about equal to or below RED's",
-                     "1.46–3.59 % vs 1.45–3.61 % (Exp 3: +0.01)",
-                     ", ".join(f"{e[-1]}: {drops['chardonnay', e]:.2f}/{drops['red', e]:.2f}" for e in exps),
-                     all(drops["chardonnay", e] <= 1.1 * drops["red", e] for e in exps),
-                     "criterion: ≤ 1.1 × RED's in every experiment (Chardonnay/RED, %)"))
-    out.append(Claim("W9", "§5.7 (7), Fig. 5.8", "Chardonnay's total goodput is at most 60 kb/s below RED's",
-                     "−0.06 to +0.05 Mb/s", ", ".join(f"{e[-1]}: {good['chardonnay', e] - good['red', e]:+.3f}" for e in exps),
-                     all(good["chardonnay", e] >= good["red", e] - 0.06 for e in exps),
-                     "criterion: ≥ RED − 0.06 Mb/s in every experiment"))
+    drops = {(a, e): _sm(df, a, e, "drop_pct") for a in ("red", "chardonnay", "chablis") for e in exps}
+    drops_red_x = {e: _sm_rows(df, "red", e, lambda r: 1.1 * float(r["drop_pct"])) for e in exps}
+    good = {(a, e): _sm(df, a, e, "total_mbps") for a in ("red", "chardonnay", "chablis") for e in exps}
+    out.append(_judged("W8", "§5.7 (7), Fig. 5.8", "Chardonnay's drop rate is about equal to or below RED's",
+                       "1.46–3.59 % vs 1.45–3.61 % (Exp 3: +0.01)",
+                       ", ".join(f"{e[-1]}: {drops['chardonnay', e].mean:.2f}/{drops['red', e].mean:.2f}" for e in exps),
+                       {e[-1]: _at_least(drops_red_x[e], drops["chardonnay", e]) for e in exps},
+                       "criterion: ≤ 1.1 × RED's in every experiment (Chardonnay/RED, %)"))
+    out.append(_judged("W9", "§5.7 (7), Fig. 5.8", "Chardonnay's total goodput is at most 60 kb/s below RED's",
+                       "−0.06 to +0.05 Mb/s", ", ".join(f"{e[-1]}: {good['chardonnay', e].mean - good['red', e].mean:+.3f}" for e in exps),
+                       {e[-1]: _at_least(good["chardonnay", e], good["red", e], 0.06) for e in exps},
+                       "criterion: ≥ RED − 0.06 Mb/s in every experiment"))
     # W10: Chablis.
-    out.append(Claim("W10a", "§5.7 (8), Fig. 6.8", "Chablis is at least as fair as Chardonnay in the static experiments",
-                     "0.993–0.997 vs 0.982–0.993", ", ".join(f"{e[-1]}: {jfi['chablis', e]:.3f}/{jfi['chardonnay', e]:.3f}" for e in STATIC),
-                     all(jfi["chablis", e] >= jfi["chardonnay", e] - 0.005 for e in STATIC),
-                     "criterion: Chablis ≥ Chardonnay − 0.005 in each of Exps 1–4"))
-    out.append(Claim("W10b", "§5.7 (8), Fig. 6.7", "Chablis drops almost nothing",
-                     "0.000–0.007 %", ", ".join(f"{e[-1]}: {drops['chablis', e]:.3f}" for e in exps),
-                     all(drops["chablis", e] < 0.05 for e in exps), "criterion: < 0.05 % in every experiment"))
-    out.append(Claim("W10c", "§5.7 (8), Fig. 6.7", "Chablis's total goodput is at least Chardonnay's",
-                     "+0.00 to +0.13 Mb/s", ", ".join(f"{e[-1]}: {good['chablis', e] - good['chardonnay', e]:+.3f}" for e in exps),
-                     all(good["chablis", e] >= good["chardonnay", e] - 0.01 for e in exps),
-                     "criterion: ≥ Chardonnay − 0.01 Mb/s in every experiment"))
-    out.append(Claim("W11", "§1, Fig. 5.9", "Chardonnay's JFI is 0.98–0.99 in the static experiments",
-                     "0.982, 0.993, 0.985, 0.991", ", ".join(f"{jfi['chardonnay', e]:.3f}" for e in STATIC),
-                     all(jfi["chardonnay", e] >= 0.975 for e in STATIC), "criterion: ≥ 0.975 in each of Exps 1–4"))
+    out.append(_judged("W10a", "§5.7 (8), Fig. 6.8", "Chablis is at least as fair as Chardonnay in the static experiments",
+                       "0.993–0.997 vs 0.982–0.993", ", ".join(f"{e[-1]}: {jfi['chablis', e].mean:.3f}/{jfi['chardonnay', e].mean:.3f}" for e in STATIC),
+                       {e[-1]: _at_least(jfi["chablis", e], jfi["chardonnay", e], TIE) for e in STATIC},
+                       f"criterion: Chablis ≥ Chardonnay − {TIE} in each of Exps 1–4"))
+    out.append(_ordering_vs_table("W10d", "§5.7 (8), Figs. 5.9, 6.8", "Exps 5–6: Chablis ≥ Chardonnay in every period, as the "
+                                  "printed tables have it", df, [("chablis", "chardonnay")], WHERE_DYN, "printed"))
+    out.append(_ordering_vs_table("W10e", "§5.7 (8), spec §5.6 item 1", "Exps 5–6: Chablis against Chardonnay per period "
+                                  "with the Exp 5/6 columns swapped (Chardonnay ahead in 5A, a tie in 5C)", df,
+                                  [("chablis", "chardonnay")], WHERE_DYN, "swapped"))
+    out.append(_judged("W10b", "§5.7 (8), Fig. 6.7", "Chablis drops almost nothing",
+                       "0.000–0.007 %", ", ".join(f"{e[-1]}: {drops['chablis', e].mean:.3f}" for e in exps),
+                       {e[-1]: clearly_greater(_const(0.05), drops["chablis", e]) for e in exps},
+                       "criterion: < 0.05 % in every experiment"))
+    out.append(_judged("W10c", "§5.7 (8), Fig. 6.7", "Chablis's total goodput is at least Chardonnay's",
+                       "+0.00 to +0.13 Mb/s", ", ".join(f"{e[-1]}: {good['chablis', e].mean - good['chardonnay', e].mean:+.3f}" for e in exps),
+                       {e[-1]: _at_least(good["chablis", e], good["chardonnay", e], 0.01) for e in exps},
+                       "criterion: ≥ Chardonnay − 0.01 Mb/s in every experiment"))
+    out.append(_judged("W11", "§1, Fig. 5.9", "Chardonnay's JFI is 0.98–0.99 in the static experiments",
+                       "0.982, 0.993, 0.985, 0.991", ", ".join(f"{jfi['chardonnay', e]}" for e in STATIC),
+                       {e[-1]: _at_least(jfi["chardonnay", e], _const(0.975)) for e in STATIC},
+                       "criterion: ≥ 0.975 in each of Exps 1–4"))
+    # W13: "fairer than FRED and CSFQ under all scenarios" (abstract, §7), against our data and both tables.
+    rivals = ("fred", "csfq")
+    out.append(_judged("W13", "abstract, §7; spec §5.6 item 7", "Chardonnay is at least as fair (JFI) as FRED and CSFQ in "
+                       "every experiment and period",
+                       "stated for all scenarios; the thesis's own tables break it in Exp 4 (FRED 0.992 vs 0.991) and one "
+                       "period (CSFQ 0.986 vs 0.948: 5D swapped, 6D printed)",
+                       ", ".join(f"{w[3:]}: {jfi['chardonnay', w].mean:.3f}/{max(jfi[a, w].mean for a in rivals):.3f}" for w in everywhere),
+                       {f"{w[3:]} vs {a}": _at_least(jfi["chardonnay", w], jfi[a, w], TIE) for w in everywhere for a in rivals},
+                       f"criterion: Chardonnay ≥ FRED − {TIE} and ≥ CSFQ − {TIE} everywhere (ours: Chardonnay/the better of the two)"))
+    for ident, table in (("W13-printed", "printed"), ("W13-swapped", "swapped")):
+        out.append(_ordering_vs_table(ident, "§5.6 item 7, Fig. 5.9", f"Chardonnay against FRED and CSFQ in every experiment and "
+                                      f"period, orderings as in the {table} table", df,
+                                      [("chardonnay", "fred"), ("chardonnay", "csfq")], everywhere, table))
     out.append(Claim("W12", "Fig. 5.9 (calibration target)", "RED's JFI in Exps 1, 3, 4",
-                     "0.785, 0.930, 0.982", ", ".join(f"{jfi['red', e]:.3f}" for e in ("exp1", "exp3", "exp4")), None,
+                     "0.785, 0.930, 0.982", ", ".join(f"{jfi['red', e]}" for e in ("exp1", "exp3", "exp4")), None,
                      "shown: RED's settings were calibrated on these (and the drop rates), so they are not evidence"))
     out.append(Claim("W12b", "Fig. 5.8", "RED's total goodput in Exps 1–4 (not a calibration target)",
                      "9.65, 9.94, 9.65, 9.97", ", ".join(f"{_mean(df, 'red', e, 'total_mbps'):.2f}" for e in STATIC), None,
                      "shown: the calibration fits JFI and drop rates only; docs/validation.md §4 runs ns-2.35 at the full "
                      "run's calibrated settings and finds aqmlab's totals, so a gap here lies in the lost Fig. 4.1 settings"))
+    out.append(Claim("W12c", "§4 (FRED's settings lost with Fig. 4.1)", "FRED's link utilisation in Exps 1–4",
+                     "not given; its min/max goodputs imply ≳ 9 Mb/s", "total " + ", ".join(
+                         f"{_mean(df, 'fred', e, 'total_mbps'):.2f}" for e in STATIC) + " Mb/s; mean queue " + ", ".join(
+                         f"{_mean(df, 'fred', e, 'mean_queue_pkts'):.1f}" for e in STATIC) + " packets", None,
+                     "shown: a check on the FRED baseline's settings (white_scenarios.FRED_PROFILE), not a thesis claim"))
     out += grid_claims(grid, p)
     _attach_notes(out, df, sens)
     if reading:
@@ -432,6 +639,21 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None 
             "heuristic lowers α, so the queue reaches the buffer limit and the flow's bursts overflow it."
             + _csfq_buffer_sentence(sens, _lone_flow(df, "red", "exp3")) +
             " The thesis's buffer was lost with its Fig. 4.1; CSFQ's K_c is unverified (docs/white.md).")
+    if "W12c" in by and sens is not None and "case" in sens:
+        parts = []
+        for prof, case in FRED_PROFILE_CASES:
+            g = sens[sens["case"] == case]
+            if not g.empty:
+                parts.append(f"{case.removeprefix('FRED on ')}: total " + ", ".join(
+                    f"{_mean(g, 'fred', e, 'total_mbps'):.2f}" for e in STATIC) + " Mb/s, mean queue " + ", ".join(
+                    f"{_mean(g, 'fred', e, 'mean_queue_pkts'):.1f}" for e in STATIC) + " packets, forced drops " + ", ".join(
+                    f"{_mean(g, 'fred', e, 'forced_drop_pct'):.2f}" for e in STATIC) + " %")
+        if parts:
+            by["W12c"].note = (
+                "FRED's min_th is also its per-flow cap (LM97: maxq = min_th below max_th). On other settings, Exps 1–4: "
+                + "; ".join(parts) + ". With the calibrated RED profile's small min_th nearly every FRED drop is a forced one at that cap: a Reno window reaches the router as a 100 Mb/s burst, loses "
+                "several packets at once and times out, and the queue and the link go idle. FRED's settings are therefore "
+                "SSZ98's (white_scenarios.FRED_PROFILE), chosen from its sources, not fitted to the thesis's numbers.")
     if "W10b" in by and by["W10b"].holds is False:
         pct = lambda frame, col: ", ".join(f"{_mean(frame, 'chablis', e, col):.2f}" for e in STATIC)  # noqa: E731
         marking = sens[sens["case"] == CHABLIS_GENTLE_MARK_CASE] if sens is not None else pd.DataFrame()
@@ -447,35 +669,38 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None 
             "ns-2 red.cc it patched does not do.")
 
 
-def _pairs(jfi, dyn, a: str, b: str) -> str:
-    s = [f"{e[-1]}: {jfi[a, e]:.3f}/{jfi[b, e]:.3f}" for e in STATIC]
-    s += [f"{e[-1]}{k}: {dyn[a, e, k]:.3f}/{dyn[b, e, k]:.3f}" for e in DYNAMIC for k in S.PERIODS]
-    return ", ".join(s)
+def _pairs(jfi, a: str, b: str) -> str:
+    return ", ".join(f"{w[3:]}: {jfi[a, w].mean:.3f}/{jfi[b, w].mean:.3f}" for w in [*STATIC, *WHERE_DYN])
 
 
 def grid_claims(grid: pd.DataFrame, p: Plan) -> list[Claim]:
+    """Whether each tuned point (exactly on the grid) is near the grid's best: it fails only when the best
+    point's mean JFI exceeds the tuned point's by more than 0.01 beyond 2 standard errors of the seeds."""
     out = []
     tuned = {"chardonnay": (0.65, 1.40), "chablis": (1.60, 1.40)}
-    several = len(p.grid_seeds) > 1
-    pm = lambda sem: f" ± {sem:.3f}" if several else ""  # noqa: E731
     for aqm, (a0, b0) in tuned.items():
-        g = grid[grid["aqm"] == aqm].groupby(["exp", "alpha", "beta"])["jfi"].agg(["mean", "sem"]).reset_index()
-        g = g.rename(columns={"mean": "jfi"})
+        rows = grid[grid["aqm"] == aqm]
+        if rows.empty:
+            continue
+        g = rows.groupby(["exp", "alpha", "beta"])["jfi"].mean().reset_index()
         for exp in p.grid_exps:
             ge = g[g["exp"] == exp]
             best = ge.sort_values("jfi").iloc[-1]
-            near = ge[(np.isclose(ge["alpha"], min(p.grid_alpha, key=lambda x: abs(x - a0)))) &
-                      (np.isclose(ge["beta"], min(p.grid_beta, key=lambda x: abs(x - b0))))]
-            at, at_sem = float(near["jfi"].iloc[0]), float(near["sem"].iloc[0])
-            ident = f"G-{aqm[:5]}-{exp[-1]}"
+            at = lambda a, b: SeedMean.of(rows[(rows["exp"] == exp) & np.isclose(rows["alpha"], a) &  # noqa: E731
+                                               np.isclose(rows["beta"], b)].sort_values("seed")["jfi"])
+            here, top = at(a0, b0), at(best["alpha"], best["beta"])
+            edge = [f"α {best['alpha']:g}" for x, lim in ((best["alpha"], p.grid_alpha),) if x in (min(lim), max(lim)) and x > 0]
+            edge += [f"β {best['beta']:g}" for x, lim in ((best["beta"], p.grid_beta),) if x in (min(lim), max(lim))]
+            gap = clearly_greater(top, here, margin=0.01)
+            verdict = None if gap is None else not gap
             stmt = (f"{aqm.capitalize()}'s tuned exponents (α {a0}, β {b0}) are near-optimal on {exp}" +
                     (" (the tuning experiment)" if exp == "exp1" else " (generalisation)"))
-            out.append(Claim(ident, "§3.3, §5.1", stmt, "tuned by hand on Exp 1 (\"best results\")",
-                             f"JFI {at:.3f}{pm(at_sem)} at the grid point nearest ({a0}, {b0}); best "
-                             f"{best['jfi']:.3f}{pm(best['sem'])} at α {best['alpha']:g}, β {best['beta']:g} "
-                             f"(mean{' ± s.e.' if several else ''} over {len(p.grid_seeds)} seed(s))",
-                             best["jfi"] - at <= 0.01,
-                             "criterion: within 0.01 of the grid's best mean JFI"))
+            out.append(Claim(f"G-{aqm[:5]}-{exp[-1]}", "§3.3, §5.1", stmt, "tuned by hand on Exp 1 (\"best results\")",
+                             f"JFI {here} at ({a0}, {b0}); best {top} at α {best['alpha']:g}, β {best['beta']:g}"
+                             + (f" (grid edge: {', '.join(edge)})" if edge else "")
+                             + f" (mean ± s.e. over {len(p.grid_seeds)} seed(s))",
+                             verdict, "criterion: the best grid point's JFI is not above the tuned point's by more than "
+                             "0.01 beyond 2 standard errors of the difference", within_noise=verdict is None))
     return out
 
 
@@ -538,8 +763,10 @@ def figures(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, out: Path) -> None:
         g = grid[(grid["aqm"] == aqm) & (grid["exp"] == "exp1")].groupby(["alpha", "beta"])["jfi"].mean().unstack()
         if g.empty:
             continue
-        im = ax.imshow(g.to_numpy().T, origin="lower", aspect="auto", cmap="viridis",
-                       extent=(g.index.min(), g.index.max(), g.columns.min(), g.columns.max()))
+        # The α steps are uneven: cells by index, labelled with the values.
+        im = ax.imshow(g.to_numpy().T, origin="lower", aspect="auto", cmap="viridis")
+        ax.set_xticks(range(len(g.index)), [f"{a:g}" for a in g.index])
+        ax.set_yticks(range(len(g.columns)), [f"{b:g}" for b in g.columns])
         ax.set(xlabel="alpha", title=f"{aqm}: Exp 1 JFI (seed mean)")
         fig.colorbar(im, ax=ax)
     axes[0].set_ylabel("beta")
@@ -558,6 +785,13 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     df = main_runs(p, red)
     sens = sensitivity_runs(p, red)
     grid = grid_runs(p, red)
+    return render(out, p, red, calib, df, sens, grid, timer.minutes())
+
+
+def render(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
+           grid: pd.DataFrame, minutes: float) -> list[Claim]:
+    """The claims, figures, CSV tables and `report.md` from the runs of `reproduce`."""
+    out = ensure_dir(Path(out))
     cl = claims(df, grid, p, sens=sens)
     cl_alt = claims(df, grid, p, "_pa", sens=sens)
     figures(df, grid, p, out)
@@ -565,7 +799,7 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     df.drop(columns=drop_cols).to_csv(out / "results.csv", index=False)
     grid.drop(columns=[c for c in drop_cols if c in grid.columns]).to_csv(out / "alpha_beta_grid.csv", index=False)
     calib.to_csv(out / "calibration.csv", index=False)
-    write_report(out, p, red, calib, df, sens, cl, cl_alt, timer.minutes())
+    write_report(out, p, red, calib, df, sens, cl, cl_alt, minutes)
     return cl
 
 
@@ -583,23 +817,28 @@ def _summary_table(df: pd.DataFrame) -> pd.DataFrame:
             r[f"{e} [min, max]{label}"] = f"[{_mean(df, aqm, e, lo):.2f}, {_mean(df, aqm, e, hi):.2f}]"
         r["drop % (1-4)"] = ", ".join(f"{_mean(df, aqm, e, 'drop_pct'):.2f}" for e in STATIC)
         r["goodput Mb/s (1-4)"] = ", ".join(f"{_mean(df, aqm, e, 'total_mbps'):.2f}" for e in STATIC)
+        r["mean queue pkts (1-4)"] = ", ".join(f"{_mean(df, aqm, e, 'mean_queue_pkts'):.1f}" for e in STATIC)
         rows.append(r)
     return pd.DataFrame(rows)
 
 
-def _dynamic_table(df: pd.DataFrame, aqms=AQMS, label: str = "") -> pd.DataFrame:
+def _dynamic_table(df: pd.DataFrame, aqms=AQMS, label: str = "", tag: str = "") -> pd.DataFrame:
+    """Per period: per-flow JFI / cluster JFI [cluster min, max]; `tag = "_trim5"`: the first 5 s of each
+    period left out."""
     rows = []
     for aqm in aqms:
         r: dict[str, Any] = {"AQM": aqm + label}
         for e in DYNAMIC:
             for k in S.PERIODS:
-                r[f"{e[-1]}{k}"] = f"{_mean(df, aqm, e, f'{k}_jfi'):.3f} / {_mean(df, aqm, e, f'{k}_cluster_jfi'):.3f} " \
-                                   f"[{_mean(df, aqm, e, f'{k}_cluster_min'):.1f}, {_mean(df, aqm, e, f'{k}_cluster_max'):.1f}]"
+                c = f"{k}{tag}"
+                r[f"{e[-1]}{k}"] = f"{_mean(df, aqm, e, f'{c}_jfi'):.3f} / {_mean(df, aqm, e, f'{c}_cluster_jfi'):.3f} " \
+                                   f"[{_mean(df, aqm, e, f'{c}_cluster_min'):.1f}, {_mean(df, aqm, e, f'{c}_cluster_max'):.1f}]"
         rows.append(r)
     return pd.DataFrame(rows)
 
 
 def _sensitivity_table(sens: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    """JFI per case, and for the FRED cases total goodput and mean queue too."""
     rows = []
     base = {(a, e): _mean(df, a, e, "jfi") for a in ("red", "chardonnay", "chablis", "drr", "csfq", "fred") for e in STATIC}
     for case, g in sens.groupby("case", sort=False):
@@ -608,8 +847,11 @@ def _sensitivity_table(sens: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
             for e in STATIC:
                 v = float(ga[ga["exp"] == e]["jfi"].mean())
                 r[e] = f"{v:.3f} ({v - base[aqm.partition('_')[0], e]:+.3f})"
+            if aqm.startswith("fred"):
+                r["goodput Mb/s (1-4)"] = ", ".join(f"{_mean(ga, aqm, e, 'total_mbps'):.2f}" for e in STATIC)
+                r["mean queue pkts (1-4)"] = ", ".join(f"{_mean(ga, aqm, e, 'mean_queue_pkts'):.1f}" for e in STATIC)
             rows.append(r)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).fillna("")
 
 
 def _csfq_buffer_sentence(sens: pd.DataFrame | None, red_lone_mbps: float) -> str:
@@ -632,8 +874,6 @@ def _csfq_buffer_sentence(sens: pd.DataFrame | None, red_lone_mbps: float) -> st
 
 def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
                  cl: list[Claim], cl_alt: list[Claim], minutes: float) -> None:
-    held = sum(c.holds is True for c in cl)
-    failed = sum(c.holds is False for c in cl)
     lines = [
         "# Lee 2002, *WHITE: RTT-aware RED* — reproduction",
         "",
@@ -646,10 +886,14 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "A cluster switched off pauses its application and keeps its connection, which slow-starts from the "
         "initial window when it returns (ns-2's `slow_start_restart_`; sensitivity: a new connection).",
         "",
-        f"**{held} of {len(cl)} claims hold, {failed} do not, {len(cl) - held - failed} shown without a verdict.** "
-        "Each criterion was written before the comparison was run; the thesis's Exp 5/6 JFI columns are read swapped "
-        "for RED, FRED, CSFQ, DRR and Chardonnay (spec §5.6), and its two impossible values (Exp 2 RED JFI, Exp 3 "
-        "Chardonnay minimum) are not used.",
+        f"**{tally(cl)}.** "
+        "Every ordering is judged against the seeds' noise: a difference within 2 standard errors of the seed means "
+        "gives \"within noise\" instead of a verdict. The thesis's Exp 5/6 JFI columns are read swapped for RED, FRED, "
+        "CSFQ, DRR and Chardonnay (spec §5.6) where a claim quotes them; where the reading changes the claim (W10d/W10e, "
+        "W13-printed/W13-swapped) both tables are scored. Its two impossible values (Exp 2 RED JFI, Exp 3 Chardonnay "
+        "minimum) are not used. FRED runs with its own settings (SSZ98's 64 KB buffer, thresholds 16/32, min_q 2; "
+        "`white_scenarios.FRED_PROFILE`), not the RED calibration, whose min_th of 3 doubles as FRED's per-flow cap "
+        "and left the link idle (sensitivity table).",
         "",
         f"## Claims, WHITE as the spec reads it ({READINGS['']})",
         "",
@@ -688,6 +932,11 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "## Dynamic experiments: per-flow JFI / cluster JFI [cluster min, max] per period (seed means)",
         "",
         frame_table(_dynamic_table(df)),
+        "",
+        "The same with the first 5 s of each period left out (the re-convergence after a cluster switches; the "
+        "claims use the whole periods):",
+        "",
+        frame_table(_dynamic_table(df, tag="_trim5")),
         "",
         f"![{FIGURES['clusters']}]({FIGURES['clusters']})",
         "",

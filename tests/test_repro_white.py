@@ -1,0 +1,199 @@
+"""The verdict logic of `aqmlab repro white` on small made-up result frames (no simulation): each test
+sets the few numbers a claim reads and checks the verdict it must give — holds, does not hold, or
+within the seeds' noise."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aqmlab.repro import white as W
+from aqmlab.repro import white_scenarios as S
+
+SEEDS = (1, 2, 3, 4, 5)
+EXPS = (*W.STATIC, *W.DYNAMIC)
+
+
+def _row(aqm: str, exp: str, seed: int, eps: float) -> dict:
+    r = {"aqm": aqm, "exp": exp, "seed": seed, "drop_pct": 2.0, "total_mbps": 9.5, "marks": 0, "early_drop_pct": 1.5,
+         "forced_drop_pct": 0.5, "mean_queue_pkts": 10.0, "r_formula_ms": 100.0}
+    if exp in W.STATIC:
+        r.update(jfi=0.9 + eps, min_mbps=0.3, max_mbps=0.4, cluster_min_mbps=3.0, cluster_max_mbps=3.5,
+                 cluster_jfi=0.95, goodputs=np.full(S.N_FLOWS, 1 / 3), robust_loss=0.02, fragile_loss=0.02)
+        return r
+    for k in S.PERIODS:
+        for tag in ("", "_trim5"):
+            r[f"{k}{tag}_jfi"] = 0.9 + eps
+            r[f"{k}{tag}_cluster_jfi"] = 0.95
+            r[f"{k}{tag}_cluster_min"], r[f"{k}{tag}_cluster_max"] = 4.5, 5.0
+            r[f"{k}{tag}_clusters"] = {c: 5.0 if i == 0 else 4.5 for i, c in enumerate(S.ACTIVE[k])}
+    return r
+
+
+def frame(jitter: float = 0.001) -> pd.DataFrame:
+    """Every AQM in every experiment, five seeds; each JFI 0.9 with a spread of `jitter` over the seeds
+    (offsets −2…+2 × jitter: standard error of the mean ≈ 0.71 × jitter)."""
+    return pd.DataFrame([_row(a, e, s, jitter * (i - 2)) for a in W.AQMS for e in EXPS for i, s in enumerate(SEEDS)])
+
+
+def put(df: pd.DataFrame, aqm: str, exp: str, col: str, value: float, jitter: float = 0.0) -> None:
+    """Sets `col` of `aqm` in `exp` to `value`, plus `jitter × (−2…+2)` over the seeds."""
+    sel = (df["aqm"] == aqm) & (df["exp"] == exp)
+    for i, idx in enumerate(df.index[sel]):
+        df.at[idx, col] = value + jitter * (i - 2)
+
+
+def plan(grid_alpha=(0.0, 0.65, 1.6), grid_beta=(1.0, 1.4)) -> W.Plan:
+    return W.Plan(SEEDS, (1,), grid_alpha, grid_beta, ("exp1",), SEEDS, False)
+
+
+def grid(p: W.Plan, jfi=lambda aqm, a, b: 0.9, jitter: float = 0.001) -> pd.DataFrame:
+    return pd.DataFrame([{"aqm": aqm, "exp": "exp1", "alpha": a, "beta": b, "seed": s, "jfi": jfi(aqm, a, b) + jitter * (i - 2)}
+                         for aqm in ("chardonnay", "chablis", "chardonnay_pa", "chablis_pa")
+                         for a in p.grid_alpha for b in p.grid_beta for i, s in enumerate(SEEDS)])
+
+
+def verdicts(df: pd.DataFrame, g: pd.DataFrame | None = None, p: W.Plan | None = None) -> dict[str, str]:
+    p = p or plan()
+    return {c.ident: c.verdict for c in W.claims(df, grid(p) if g is None else g, p)}
+
+
+def by_ident(df, g=None, p=None):
+    p = p or plan()
+    return {c.ident: c for c in W.claims(df, grid(p) if g is None else g, p)}
+
+
+# ---- W7: Exp 6 less fair than Exp 5 (the audit's 0.697 vs 0.687 case) ----
+
+def _w7(df, ch5, ch6, jitter):
+    for aqm, e5, e6 in (("chardonnay", ch5, ch6), ("drr", 0.98, 0.95)):
+        for k in S.PERIODS:
+            put(df, aqm, "exp5", f"{k}_jfi", e5, jitter)
+            put(df, aqm, "exp6", f"{k}_jfi", e6, jitter)
+
+
+def test_w7_holds_when_exp6_is_clearly_less_fair() -> None:
+    df = frame()
+    _w7(df, 0.95, 0.85, 0.001)
+    assert verdicts(df)["W7"] == "holds"
+
+
+def test_w7_fails_when_exp6_is_clearly_fairer() -> None:
+    df = frame()
+    _w7(df, 0.85, 0.95, 0.001)
+    c = by_ident(df)["W7"]
+    assert c.verdict == "does not hold" and "chardonnay" in c.why
+
+
+def test_w7_is_within_noise_for_a_difference_inside_two_standard_errors() -> None:
+    """0.697 vs 0.687 with per-seed spreads giving standard errors ≈ 0.007 each (the full run's case):
+    the difference, 0.010, is under 2·√(0.007² + 0.007²) ≈ 0.020."""
+    df = frame()
+    _w7(df, 0.697, 0.687, 0.01)
+    c = by_ident(df)["W7"]
+    assert c.verdict == "within noise" and c.holds is None and c.within_noise
+    assert "within the seeds' noise" in c.why
+
+
+# ---- W5: the lone fragile flow in Exp 4, slightly above the fair share ----
+
+def test_w5_upper_bound_follows_from_the_thesis_jfi() -> None:
+    cap = W._lone_flow_bound(0.991, 9.96)
+    assert 0.45 < cap < 0.55
+    # at the bound the JFI is the thesis's, with the other 29 equal
+    g = [cap] + [(9.96 - cap) / 29] * 29
+    assert math.isclose(sum(g) ** 2 / (30 * sum(x * x for x in g)), 0.991, abs_tol=1e-9)
+
+
+@pytest.mark.parametrize("lone, expected", [(0.39, "holds"), (1.07, "does not hold"), (0.25, "does not hold")])
+def test_w5_needs_the_lone_flow_between_fair_share_and_the_bound(lone: float, expected: str) -> None:
+    df = frame()
+    sel = (df["aqm"] == "chardonnay") & (df["exp"] == "exp4")
+    for i, idx in enumerate(df.index[sel]):
+        g = np.full(S.N_FLOWS, 1 / 3)
+        g[0] = lone + 0.002 * (i - 2)
+        df.at[idx, "goodputs"] = g
+    assert verdicts(df)["W5"] == expected
+
+
+# ---- W1: one period where Chardonnay is clearly less fair than RED fails the claim ----
+
+def test_w1_fails_and_names_the_period() -> None:
+    df = frame()
+    for e in W.STATIC:
+        put(df, "chardonnay", e, "jfi", 0.98, 0.001)
+        put(df, "red", e, "jfi", 0.80, 0.001)
+    for e in W.DYNAMIC:
+        for k in S.PERIODS:
+            put(df, "chardonnay", e, f"{k}_jfi", 0.97, 0.001)
+            put(df, "red", e, f"{k}_jfi", 0.80, 0.001)
+    assert verdicts(df)["W1"] == "holds"
+    put(df, "chardonnay", "exp6", "C_jfi", 0.70, 0.001)
+    c = by_ident(df)["W1"]
+    assert c.verdict == "does not hold" and "fails in 6C" in c.why
+
+
+# ---- W10d/W10e: the Exp 5/6 column swap decides Chablis vs Chardonnay in 5A ----
+
+def _chablis_vs_chardonnay(df, a5: tuple[float, float], c5: tuple[float, float]) -> None:
+    """Chablis ahead by 0.05 everywhere except 5A (`a5` = Chablis, Chardonnay) and 5C (`c5`)."""
+    for e in W.DYNAMIC:
+        for k in S.PERIODS:
+            ch, cd = {("exp5", "A"): a5, ("exp5", "C"): c5}.get((e, k), (0.95, 0.90))
+            put(df, "chablis", e, f"{k}_jfi", ch, 0.001)
+            put(df, "chardonnay", e, f"{k}_jfi", cd, 0.001)
+
+
+def test_chablis_ahead_everywhere_fits_the_printed_table_not_the_swapped_one() -> None:
+    df = frame()
+    _chablis_vs_chardonnay(df, (0.95, 0.70), (0.95, 0.90))
+    v = verdicts(df)
+    assert v["W10d"] == "holds"
+    assert v["W10e"] == "does not hold"
+
+
+def test_chardonnay_ahead_in_5a_and_a_tie_in_5c_fits_the_swapped_table() -> None:
+    df = frame()
+    _chablis_vs_chardonnay(df, (0.90, 0.97), (0.96, 0.96))
+    v = by_ident(df)
+    assert v["W10e"].verdict == "holds"
+    assert v["W10d"].verdict == "does not hold" and "5A" in v["W10d"].why
+
+
+# ---- the α/β grid: near-optimal judged with the seeds' noise ----
+
+def test_grid_tuned_point_far_below_the_best_is_not_near_optimal() -> None:
+    p = plan()
+    g = grid(p, lambda aqm, a, b: 0.99 if (a, b) == (0.0, 1.0) else 0.90)
+    c = by_ident(frame(), g, p)
+    assert c["G-chard-1"].verdict == "does not hold"
+    assert "α 0, β 1" in c["G-chard-1"].ours
+
+
+def test_grid_tuned_point_at_the_best_is_near_optimal() -> None:
+    p = plan()
+    g = grid(p, lambda aqm, a, b: 0.99 if (a, b) in ((0.65, 1.4), (1.6, 1.4)) else 0.90)
+    v = verdicts(frame(), g, p)
+    assert v["G-chard-1"] == "holds" and v["G-chabl-1"] == "holds"
+
+
+def test_grid_gap_of_the_order_of_the_noise_is_within_noise() -> None:
+    """Best 0.995, tuned 0.985: the gap beyond the 0.01 allowance is 0, well within 2 standard errors of
+    seeds spread by ±0.02."""
+    p = plan()
+    g = grid(p, lambda aqm, a, b: 0.995 if (a, b) == (0.0, 1.0) else 0.985 if (a, b) == (0.65, 1.4) else 0.9, jitter=0.01)
+    assert verdicts(frame(), g, p)["G-chard-1"] == "within noise"
+
+
+def test_every_claim_has_a_verdict_and_the_header_counts_them() -> None:
+    from aqmlab.repro.common import tally
+
+    df = frame()
+    _w7(df, 0.697, 0.687, 0.01)
+    cl = W.claims(df, grid(plan()), plan())
+    assert {c.verdict for c in cl} <= {"holds", "does not hold", "within noise", "shown"}
+    assert "within noise" in tally(cl)
+    assert len({c.ident for c in cl}) == len(cl)
