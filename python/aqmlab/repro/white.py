@@ -651,9 +651,11 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None 
         if parts:
             by["W12c"].note = (
                 "FRED's min_th is also its per-flow cap (LM97: maxq = min_th below max_th). On other settings, Exps 1–4: "
-                + "; ".join(parts) + ". With the calibrated RED profile's small min_th nearly every FRED drop is a forced one at that cap: a Reno window reaches the router as a 100 Mb/s burst, loses "
-                "several packets at once and times out, and the queue and the link go idle. FRED's settings are therefore "
-                "SSZ98's (white_scenarios.FRED_PROFILE), chosen from its sources, not fitted to the thesis's numbers.")
+                + "; ".join(parts) + ". With the calibrated RED profile's small min_th nearly every FRED drop is a forced one "
+                "at that cap, and the queue and the link go idle; the likely path (timeouts are not counted here) is a Reno "
+                "window reaching the router as a 100 Mb/s burst and losing several packets at once. Utilisation rises with "
+                "the cap (min_th 3, 5, 16). FRED's settings are therefore SSZ98's (white_scenarios.FRED_PROFILE), chosen from "
+                "its sources, not fitted to the thesis's numbers.")
     if "W10b" in by and by["W10b"].holds is False:
         pct = lambda frame, col: ", ".join(f"{_mean(frame, 'chablis', e, col):.2f}" for e in STATIC)  # noqa: E731
         marking = sens[sens["case"] == CHABLIS_GENTLE_MARK_CASE] if sens is not None else pd.DataFrame()
