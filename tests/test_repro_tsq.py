@@ -171,6 +171,7 @@ def test_s_1_fails_when_a_source_model_moves_the_optimum_beyond_one_hint() -> No
     c = by_id(thesis_like(e1_udp=sweep(1.0), e2_udp=sweep(1.0)))["S.1"]  # unresponsive: Q = Q_d, peak at 1
     assert c.verdict == "does not hold" and "plain UDP CBR audio" in c.note and "Q(1)" in c.note
     assert "within one hint of 6" in c.why
+    assert "plain UDP CBR audio does not" in c.note and "CBR over app-limited TFRC video agrees" in c.note
 
 
 def test_one_seed_gives_plain_comparisons_never_within_noise() -> None:

@@ -539,12 +539,15 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
     if sens:
         names = {"udp-cbr": "plain UDP CBR", "tfrc-cbr": "CBR over app-limited TFRC"}
         checks: list[Check] = []
-        parts = []
+        parts, each = [], []
         for model, (k1, k2) in sens.items():
             o = []
             for key, what in ((k1, "audio"), (k2, "video")):
                 best, ch = peak_checks(r[key], (5, 6, 7))
                 checks += [(v, f"{names[model]} {what}: {t}") for v, t in ch]
+                sub = _verdict(ch)
+                each.append(f"{names[model]} {what} " + {True: "agrees", False: "does not",
+                                                           None: "cannot be told (within noise)"}[sub])
                 o.append(f"{what} argmax {optimum(by_hint(r[key]))[0]}")
             parts.append(f"{names[model]}: " + ", ".join(o))
         if "e1_udp" in r:
@@ -558,10 +561,12 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                          "5–7 (2 s.e.): the thesis's one optimum, 6, comes from single runs with an unstated source; "
                          "a reading agrees with it if its peak is within one hint of 6, the resolution of the sweep "
                          "(1/16 of the queue's drain time)",
-                         note="Plain UDP CBR is unresponsive: a lower hint costs it only the extra drops of p′ "
-                              "(its rate does not fall), so the delay gain wins down to hint 1; the hint-6 optimum "
-                              "needs a source whose rate falls with p′ as TCP's does."
-                         if any(v is False and t.startswith(names["udp-cbr"]) for v, t in checks) else ""))
+                         note="Per reading: " + "; ".join(each) + "." + (
+                             " Plain UDP CBR is unresponsive: a lower hint costs it only the extra drops of p′ "
+                             "(its rate does not fall), so the delay gain wins down to hint 1; the hint-6 optimum "
+                             "needs a source whose rate falls with p′ as TCP's does."
+                             if any(v is False and t.startswith(names["udp-cbr"]) for v, t in checks) else "")
+                         if _verdict(checks) is not True else ""))
     if "e1_l300" in r:
         hl = by_hint(r["e1_l300"])
         ol, ql = optimum(hl)
