@@ -25,16 +25,18 @@ def records(pcap: bytes) -> list[tuple[bytes, bytes]]:
 
 def test_pcap_seq_advances_by_the_payload_the_ip_length_carries(tmp_path: Path) -> None:
     # No drops (large drop-tail buffer), so every flow's data segments are captured in order.
-    # Groups: default headers (52 B, long-lived), a finite transfer (short last segment), and
-    # header_bytes = 58 (cannot be written as IP + TCP options).
+    # Groups: default headers (52 B, long-lived), a finite transfer (short last segment),
+    # header_bytes = 58 (cannot be written as IP + TCP options), and HTTP browsers, whose replies
+    # on one connection each end in a short segment (issue #10's audit: a byte gap after each).
     res = aqmlab.run({
-        "run": {"duration": "3s", "seed": 3},
+        "run": {"duration": "20s", "seed": 3},
         "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
         "queue": {"kind": "droptail", "limit": 100000},
         "flows": [{"kind": "tcp", "count": 2},
                   {"kind": "tcp", "size": "30000B"},
                   {"kind": "tcp", "header_bytes": "58B", "mss": "1000B"},
-                  {"kind": "udp-cbr", "rate": "100kbps", "packet_size": "200B"}],
+                  {"kind": "udp-cbr", "rate": "100kbps", "packet_size": "200B"},
+                  {"kind": "http", "count": 10, "start_jitter": "1s"}],
     }, out=tmp_path / "res", pcap=True, plot=False)
     assert res.queues.iloc[0]["drops"] == 0
     next_seq: dict[tuple[bytes, int], int] = {}

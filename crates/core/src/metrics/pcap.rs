@@ -1,6 +1,9 @@
 //! A pcap writer for the bottleneck: nanosecond-resolution pcap (magic 0xa1b23c4d), link type
 //! RAW (101, IPv4), headers only. Flow i is 10.1.x.y → 10.2.x.y (x.y = i+1), TCP port 5000+…
-//! Sequence numbers are bytes (segment × MSS), as Wireshark expects.
+//! Sequence numbers are bytes, as Wireshark expects: segment × MSS, less the bytes that earlier
+//! short segments did not carry. The simulator numbers segments, and a flow sending several
+//! transfers (HTTP replies, each ending in a short segment) would otherwise leave a byte gap after
+//! every reply; the writer learns each flow's short segments as it captures them.
 //!
 //! Lengths agree with sequence numbers: a TCP segment's IP total length is
 //! 20 (IP) + TCP header + payload, so Wireshark's segment length (IP length − IP header − TCP
@@ -11,6 +14,7 @@
 //! other `header_bytes` (say one counting a link-layer header) is written as a bare 40-byte IP+TCP
 //! header, so the frame is shorter than the simulated wire size.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::engine::Time;
@@ -21,6 +25,18 @@ pub struct PcapWriter<W: Write> {
     out: W,
     /// First write error, reported when the run ends.
     pub error: Option<io::Error>,
+    /// Per flow, its short data segments seen so far in segment order, each with the bytes that
+    /// it and the earlier short segments fell short of the MSS by (module doc).
+    short: HashMap<u32, Vec<ShortSegment>>,
+}
+
+/// A data segment that carried fewer than MSS bytes.
+struct ShortSegment {
+    seq: u32,
+    /// MSS − payload.
+    missing: u64,
+    /// `missing` summed over this and every earlier short segment of the flow.
+    through: u64,
 }
 
 impl<W: Write> PcapWriter<W> {
@@ -35,7 +51,34 @@ impl<W: Write> PcapWriter<W> {
         h.extend_from_slice(&65_535u32.to_le_bytes());
         h.extend_from_slice(&101u32.to_le_bytes());
         let error = out.write_all(&h).err();
-        PcapWriter { out, error }
+        PcapWriter { out, error, short: HashMap::new() }
+    }
+
+    /// Notes a data segment shorter than the MSS (once per segment, retransmissions ignored).
+    fn learn_short(&mut self, pkt: &Packet, mss: u32) {
+        let missing = u64::from(mss.saturating_sub(u32::from(pkt.payload)));
+        if pkt.kind != PacketKind::TcpData || missing == 0 {
+            return;
+        }
+        let list = self.short.entry(pkt.flow).or_default();
+        let Err(at) = list.binary_search_by_key(&pkt.seq, |s| s.seq) else { return };
+        // Usually appended; a short segment first captured after a later one (its first copy
+        // dropped before the bottleneck) shifts the cumulative counts after it.
+        list.insert(at, ShortSegment { seq: pkt.seq, missing, through: 0 });
+        let mut through = if at == 0 { 0 } else { list[at - 1].through };
+        for s in &mut list[at..] {
+            through += s.missing;
+            s.through = through;
+        }
+    }
+
+    /// Byte sequence number of the start of segment `seg` of `flow`.
+    fn byte_seq(&self, flow: u32, seg: u32, mss: u32) -> u32 {
+        let missing_before = self.short.get(&flow).map_or(0, |list| {
+            let n = list.partition_point(|s| s.seq < seg);
+            if n == 0 { 0 } else { list[n - 1].through }
+        });
+        (u64::from(seg) * u64::from(mss)).wrapping_sub(missing_before) as u32
     }
 
     /// Records `pkt` at `now`. `mss` converts segment numbers to byte sequence numbers.
@@ -43,6 +86,7 @@ impl<W: Write> PcapWriter<W> {
         if self.error.is_some() {
             return;
         }
+        self.learn_short(pkt, mss);
         let mut buf = [0u8; 16 + 20 + MAX_TCP_HEADER];
         let (l4, ip_len) = lengths(pkt);
         let cap = 20 + l4;
@@ -75,9 +119,9 @@ impl<W: Write> PcapWriter<W> {
         if is_udp(pkt) {
             t[4..6].copy_from_slice(&((ip_len - 20) as u16).to_be_bytes());
         } else {
-            let seq = pkt.seq.wrapping_mul(mss);
+            let seq = self.byte_seq(pkt.flow, pkt.seq, mss);
             // Data segments use `ack` for the RTT hint; the reverse stream's sequence is 0.
-            let ack = if pkt.kind == PacketKind::TcpAck { pkt.ack.wrapping_mul(mss) } else { 0 };
+            let ack = if pkt.kind == PacketKind::TcpAck { self.byte_seq(pkt.flow, pkt.ack, mss) } else { 0 };
             t[4..8].copy_from_slice(&seq.to_be_bytes());
             t[8..12].copy_from_slice(&ack.to_be_bytes());
             t[12] = ((l4 / 4) as u8) << 4;
@@ -187,6 +231,37 @@ mod tests {
             assert_eq!(pair[1].0, seq + (ip_len - 20 - tcp_hdr), "{recs:?}");
         }
         assert_eq!(recs[2].1 - 20 - recs[2].2, 700);
+    }
+
+    #[test]
+    fn transfers_ending_in_short_segments_leave_no_byte_gap() {
+        // Two replies on one connection (HTTP): 1448 + 700, then 1448 + 300; the second reply's
+        // segments follow the first's last byte, and a retransmission keeps its first number.
+        let mut w = PcapWriter::new(Vec::new());
+        let order = [(0, 1448u16), (1, 700), (2, 1448), (3, 300), (4, 1448), (2, 1448)];
+        for (i, (seq, payload)) in order.into_iter().enumerate() {
+            let pkt = Packet { size: u32::from(payload) + 52, seq, payload, ..Packet::new(PacketKind::TcpData, 0) };
+            w.capture(Time(i as u64), &pkt, 1448);
+        }
+        let recs = tcp_records(&w.out);
+        let seqs: Vec<u32> = recs.iter().map(|r| r.0).collect();
+        assert_eq!(seqs, [0, 1448, 2148, 3596, 3896, 2148]);
+        for pair in recs[..5].windows(2) {
+            let (seq, ip_len, tcp_hdr) = pair[0];
+            assert_eq!(pair[1].0, seq + (ip_len - 20 - tcp_hdr), "{recs:?}");
+        }
+    }
+
+    #[test]
+    fn a_short_segment_seen_late_shifts_the_segments_after_it() {
+        let mut w = PcapWriter::new(Vec::new());
+        for (i, (seq, payload)) in [(3, 300u16), (1, 700), (4, 1448)].into_iter().enumerate() {
+            let pkt = Packet { size: u32::from(payload) + 52, seq, payload, ..Packet::new(PacketKind::TcpData, 0) };
+            w.capture(Time(i as u64), &pkt, 1448);
+        }
+        let seqs: Vec<u32> = tcp_records(&w.out).iter().map(|r| r.0).collect();
+        // segment 4 starts after 1448 + 700 + 1448 + 300 bytes
+        assert_eq!(seqs, [3 * 1448, 1448, 3896]);
     }
 
     #[test]
