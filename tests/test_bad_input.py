@@ -3,6 +3,7 @@ exit status 2; no traceback; nothing written to the output directory."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,13 @@ def test_output_directory_that_is_empty_root_or_the_current_one_is_refused(out: 
     work.mkdir()
     check_one_line_error(run_cli("run", str(small_scenario), "--out", out, cwd=work), ["--out"])
     assert list(work.iterdir()) == [], "results were written into the current directory"
+
+
+def test_output_directory_that_is_not_utf8_is_refused(small_scenario: Path, tmp_path: Path) -> None:
+    # Was a UnicodeEncodeError traceback from pyarrow after the run.
+    out = os.fsdecode(os.fsencode(tmp_path) + b"/r\xe9sultats")
+    check_one_line_error(run_cli("run", str(small_scenario), "--out", out), ["--out", "r\\udce9sultats", "not valid UTF-8"])
+    assert list(tmp_path.iterdir()) == [small_scenario], "nothing but the scenario may be written"
 
 
 def test_output_directory_with_other_files_is_refused(small_scenario: Path, tmp_path: Path) -> None:

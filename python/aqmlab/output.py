@@ -68,6 +68,14 @@ def _check_target(out_arg: str | os.PathLike) -> Path:
     """Refuses an output directory that cannot be (atomically) replaced by results; returns its parent."""
     if os.fspath(out_arg).strip() == "":
         raise SimulationError("--out '': the results directory must not be empty; give a directory such as results/my")
+    try:
+        os.fspath(out_arg).encode("utf-8")
+    except UnicodeEncodeError:
+        # pyarrow (and most tools reading the results) take UTF-8 paths only; the bytes that are
+        # not UTF-8 arrive as surrogate escapes.
+        shown = os.fspath(out_arg).encode("utf-8", "backslashreplace").decode()
+        raise SimulationError(f"--out {shown}: the path is not valid UTF-8; results directories must have "
+                              f"UTF-8 names") from None
     out = Path(out_arg)
     resolved = out.resolve()
     if resolved.parent == resolved:
