@@ -174,3 +174,28 @@ def test_per_flow_series_too_large_is_refused_before_running(tmp_path: Path) -> 
     check_one_line_error(run_cli("run", str(scenario), "--out", str(tmp_path / "o")),
                          ["output.per_flow_timeseries", "300001 flows", "at most 20000000", "false"])
     assert not (tmp_path / "o").exists()
+
+
+JSON_SCENARIO = '{"run": {"duration": "1s"}, "topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [{"kind": "tcp"%s}]}'
+
+
+@pytest.mark.parametrize("text, fragments", [
+    # Python's parser takes NaN and the last of duplicate keys silently; JSON has neither.
+    (JSON_SCENARIO % ', "count": NaN', ["not valid JSON", "NaN is not a JSON number"]),
+    (JSON_SCENARIO % ', "count": 2, "count": 3', ["not valid JSON", "key 'count' appears twice"]),
+])
+def test_json_that_python_would_accept_but_json_does_not(tmp_path: Path, text: str, fragments: list[str]) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(text)
+    check_one_line_error(run_cli("validate", str(path)), ["s.json", *fragments])
+
+
+@pytest.mark.parametrize("name, text", [("s.json", JSON_SCENARIO % ""),
+                                        ("s.toml", '[run]\nduration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n'
+                                                   '[[flows]]\nkind = "tcp"\n')])
+def test_a_byte_order_mark_is_accepted(tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    proc = run_cli("validate", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "ok (1 flows" in proc.stdout

@@ -78,11 +78,29 @@ def _read_text(path: Path) -> str:
     except OSError as e:
         raise ScenarioError(f"{path}: cannot read the scenario ({e.strerror})") from None
     try:
-        return data.decode("utf-8")
+        # utf-8-sig: a byte-order mark (editors on Windows write one) is dropped, not a syntax error.
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise ScenarioError(f"{path}: not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} (line {line}) "
                             f"cannot be decoded; scenario files must be UTF-8") from None
+
+
+class _JsonValueError(ValueError):
+    """JSON that Python's parser accepts but the JSON standard (and a scenario) does not."""
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _JsonValueError(f"key {key!r} appears twice in one object; give each key once")
+        seen[key] = value
+    return seen
+
+
+def _refuse_non_json_number(name: str) -> Any:
+    raise _JsonValueError(f"{name} is not a JSON number; give a finite number")
 
 
 def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[str, str]:
@@ -101,9 +119,11 @@ def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[s
     text = _read_text(path)
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_refuse_duplicate_keys, parse_constant=_refuse_non_json_number)
         except json.JSONDecodeError as e:
             raise ScenarioError(f"{path}: not valid JSON: line {e.lineno} column {e.colno}: {e.msg}") from None
+        except _JsonValueError as e:
+            raise ScenarioError(f"{path}: not valid JSON: {e}") from None
         if not isinstance(data, dict):
             raise ScenarioError(f"{path}: a JSON scenario must be an object with the scenario's tables, got {type(data).__name__}")
         try:
