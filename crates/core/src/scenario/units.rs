@@ -115,6 +115,10 @@ pub const MAX_DURATION_S: f64 = 1.0e9;
 /// Parses a non-negative duration such as `"20ms"`, at most [`MAX_DURATION_S`].
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
     match parse_with(s, DURATION_UNITS) {
+        // A positive duration that would round to nothing is a typo, not a request for zero.
+        Some(d) if d > 0.0 && d < 1e-9 => {
+            Err(format!("duration \"{s}\" is below the simulator's resolution of 1ns; allowed: 0s, or 1ns and above"))
+        }
         Some(d) if d >= 0.0 && d <= MAX_DURATION_S => Ok(Dur::from_secs_f64(d)),
         Some(d) if d > MAX_DURATION_S => {
             Err(format!("duration \"{s}\" is too long; allowed: 0s to {MAX_DURATION_S:.0}s (about 31 years)"))
@@ -317,6 +321,9 @@ mod tests {
     #[test]
     fn durations_and_sizes_parse() {
         assert_eq!(parse_duration("20ms"), Ok(Dur(20_000_000)));
+        assert_eq!(parse_duration("1ns"), Ok(Dur(1)));
+        let e = parse_duration("1e-12s").unwrap_err();
+        assert!(e.contains("\"1e-12s\" is below the simulator's resolution of 1ns"), "{e}");
         assert_eq!(parse_duration("1.5s"), Ok(Dur(1_500_000_000)));
         assert_eq!(parse_duration("250us"), Ok(Dur(250_000)));
         assert_eq!(parse_size("1500B"), Ok(1500));
