@@ -129,6 +129,7 @@ pub fn locate(text: &str, path: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::tcp::TcpConfig;
 
     const GOOD: &str = r#"
 [run]
@@ -238,6 +239,22 @@ rate = "1Mbps"
         assert!(e.contains("at most 20000000 are allowed"), "{e}");
         assert!(parse_toml(&format!("{many}\n[output]\nbin = \"40us\"\nper_flow_timeseries = false\n")).is_ok());
         assert!(parse_toml(&format!("{many}\n[output]\nbin = \"1ms\"\nper_flow_tcp_state = true\n")).is_ok());
+    }
+
+    #[test]
+    fn the_echo_states_the_resolved_delayed_ack_and_receiver_window() {
+        // `validate --show` printed `delayed_ack: true` and no `max_window` for these defaults.
+        let s = parse_toml(GOOD).unwrap();
+        let tcp = &s.echo["flows"][0];
+        assert_eq!(tcp["delayed_ack"], serde_json::json!({"count": 2, "timeout": "200ms"}));
+        assert_eq!(tcp["max_window"], "none");
+        let s = parse_toml(&GOOD.replace("count = 3", "count = 3\ndelayed_ack = false\nmax_window = \"none\"")).unwrap();
+        assert_eq!(s.echo["flows"][0]["delayed_ack"]["count"], 1);
+        assert_eq!(s.tcp_configs[0].max_window, TcpConfig::default().max_window);
+        let s = parse_toml(&GOOD.replace("count = 3", "count = 3\nmax_window = \"14480B\"")).unwrap();
+        assert_eq!((s.echo["flows"][0]["max_window"].as_str(), s.tcp_configs[0].max_window), (Some("14480B"), 10));
+        let e = error_of(&GOOD.replace("count = 3", "count = 3\nmax_window = \"lots\""));
+        assert!(e.contains("flows[0].max_window") && e.contains("\"none\""), "{e}");
     }
 
     #[test]

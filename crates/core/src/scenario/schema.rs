@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::units::{Bytes, Duration, Rate};
+use super::units::{Bytes, Duration, Rate, WindowCap};
 use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
@@ -245,9 +245,9 @@ pub struct FlowParams {
     /// Initial congestion window, segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,
-    /// Receiver window: the most payload bytes in flight.
+    /// Receiver window: the most payload bytes in flight, or `"none"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_window: Option<Bytes>,
+    pub max_window: Option<WindowCap>,
     /// Delayed-ACK policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<DelayedAckParams>,

@@ -23,6 +23,36 @@ pub struct Duration(pub Dur);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bytes(pub u64);
 
+/// A TCP receiver window (`max_window`): a byte size, or `"none"` for no cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowCap {
+    /// At most this many payload bytes in flight.
+    Bytes(u64),
+    /// No receiver-window cap (the default without a profile).
+    Unlimited,
+}
+
+impl<'de> Deserialize<'de> for WindowCap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a size string such as \"64000B\", or \"none\"", |s: &str| {
+            if s == "none" {
+                Ok(WindowCap::Unlimited)
+            } else {
+                parse_size(s).map(WindowCap::Bytes).map_err(|e| format!("{e}, or \"none\" for no receiver-window cap"))
+            }
+        }))
+    }
+}
+
+impl Serialize for WindowCap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WindowCap::Bytes(b) => Bytes(*b).serialize(s),
+            WindowCap::Unlimited => s.serialize_str("none"),
+        }
+    }
+}
+
 /// A queue limit: a packet count (bare integer), a byte size (string with unit), or `"none"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {

@@ -5,7 +5,7 @@
 use rand::Rng as _;
 
 use super::schema::*;
-use super::units::{Bytes, Duration};
+use super::units::{Bytes, Duration, WindowCap};
 use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
@@ -421,25 +421,24 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "initial_window"), "must be at least 1 segment, got 0");
     }
     let max_window = match f.max_window {
-        Some(Bytes(b)) if b < mss => {
+        Some(WindowCap::Bytes(b)) if b < mss => {
             return err(join(path, "max_window"), format!("must hold at least one segment ({mss}B), got {b}B"))
         }
-        Some(Bytes(b)) => (b / mss).min(u32::MAX as u64 / 2) as u32,
+        Some(WindowCap::Bytes(b)) => (b / mss).min(u32::MAX as u64 / 2) as u32,
+        Some(WindowCap::Unlimited) => TcpConfig::default().max_window, // no cap
         None => match f.profile {
             Some(p) => {
                 // A profile's receiver window is a buffer in bytes: re-expressed in this mss.
                 let bytes = p.receive_window_bytes();
-                f.max_window = Some(Bytes(bytes)); // shown by `validate --show`
+                f.max_window = Some(WindowCap::Bytes(bytes)); // shown by `validate --show`
                 (bytes / mss).clamp(1, u32::MAX as u64 / 2) as u32
             }
-            None => d.max_window,
+            None => {
+                f.max_window = Some(WindowCap::Unlimited); // shown by `validate --show`
+                d.max_window
+            }
         },
     };
-    if f.profile.is_some() && f.delayed_ack.is_none() {
-        // Spelled out so that `validate --show` says what the profile chose.
-        let t = DelayedAckTable { count: Some(d.delayed_ack.count), timeout: Some(Duration(d.delayed_ack.timeout)) };
-        f.delayed_ack = Some(DelayedAckParams::Table(t));
-    }
     let delayed_by_default = d.delayed_ack.count > 1;
     let delayed_ack = match f.delayed_ack.get_or_insert(DelayedAckParams::Switch(delayed_by_default)) {
         DelayedAckParams::Switch(true) if delayed_by_default => d.delayed_ack,
@@ -458,6 +457,9 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
             DelayedAck { count, timeout }
         }
     };
+    // `validate --show` states the policy in full, not `true`/`false`.
+    let shown = DelayedAckTable { count: Some(delayed_ack.count), timeout: Some(Duration(delayed_ack.timeout)) };
+    f.delayed_ack = Some(DelayedAckParams::Table(shown));
     let min_rto = f.min_rto.get_or_insert(Duration(d.min_rto)).0;
     let initial_rto = f.initial_rto.get_or_insert(Duration(d.initial_rto)).0;
     let max_rto = f.max_rto.get_or_insert(Duration(d.max_rto)).0;
