@@ -344,9 +344,9 @@ def repro_tsq(out: Path, quick: bool, seeds: int | None, duration: float | None,
 
 def _echo_verdicts(claims, out: Path) -> None:
     """The one-line summary every reproduction prints."""
-    held = sum(c.holds is True for c in claims)
-    failed = sum(c.holds is False for c in claims)
-    click.echo(f"{held} of {len(claims)} claims hold, {failed} do not; report: {out / 'report.md'}")
+    from .repro.common import tally
+
+    click.echo(f"{tally(claims)}; report: {out / 'report.md'}")
 
 
 def _writable_dir(out: Path) -> None:
