@@ -807,6 +807,42 @@ mod tests {
     }
 
     #[test]
+    fn target_position_prices_a_cut_in_at_its_hint_not_where_it_lands() {
+        // 200 hint-16 packets, then 50 hint-1 packets that cluster near the head (p = 0 while
+        // filling). One more hint-1 packet: t_d = 250 packets = 133.3 ms. `target` prices it at
+        // q' = t_d/16 = 8.33 ms; `actual` at the ~66 packets really ahead of it (35 ms).
+        let penalty = |position: PenaltyPosition| {
+            let mut q = tsq(TsqParams { penalty_position: position, ..TsqParams::default() });
+            let (mut rng, mut drops) = (stream(4, StreamId::Queue(0)), DropBuf::new());
+            for seq in 0..200 {
+                q.enqueue(pkt(0, seq, 16), Time(0), &mut rng, &mut drops);
+            }
+            for seq in 0..50 {
+                assert_eq!(q.enqueue(pkt(1, seq, 1), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+            }
+            let ahead_of_next = q.queue.ahead_of(250.0 * 8000.0 / MBPS15 * 1e9 / 16.0).0;
+            q.ctl = PiController::new(0.02 / 200.0, 0.0, 0.0, Dur(u64::MAX / 4)); // no sample in range
+            q.ctl.sample(200.0); // p = 0.02
+            q.ctl.a = 0.0;
+            let mut seq = 50;
+            while q.tsq_stats().penalised == 0 {
+                q.enqueue(pkt(1, seq, 1), Time(0), &mut rng, &mut drops); // early drops leave the queue as it was
+                seq += 1;
+            }
+            (q.tsq_stats().penalty_sum, ahead_of_next)
+        };
+        let t_d = 250.0 * 8000.0 / MBPS15;
+        let (target, _) = penalty(PenaltyPosition::Target);
+        let expect_target = adjusted_probability(0.02, 0.04, t_d, t_d / 16.0) / 0.02;
+        assert!((target - expect_target).abs() < 1e-9, "{target} vs {expect_target}");
+        let (actual, ahead) = penalty(PenaltyPosition::Actual);
+        assert!(ahead > 60, "the hint-1 packets cluster ahead: {ahead}");
+        let expect_actual = adjusted_probability(0.02, 0.04, t_d, ahead as f64 * 8000.0 / MBPS15) / 0.02;
+        assert!((actual - expect_actual).abs() < 1e-9, "{actual} vs {expect_actual}");
+        assert!(target > 2.0 * actual, "target {target}, actual {actual}");
+    }
+
+    #[test]
     fn bad_default_hint_names_the_allowed_range() {
         let e = TsqParams { default_hint: 17, ..TsqParams::default() }.validate("queue", 1e6).err().unwrap();
         assert_eq!(e.to_string(), "queue.default_hint: must be an integer from 1 to 16, got 17");
