@@ -223,7 +223,7 @@ def test_issue10_newcomer_dumbbell_keeps_every_window_near_its_share() -> None:
 
 
 # Measured (seeds 1-3, docs/validation.md): ns-3 3.44 at its defaults gives 8.53 Mb/s, drop rate
-# 0.0164, 55.7 RTO expiries per run; aqmlab's profile 9.02 / 0.0112 / 24. ns-3's HyStart never fires
+# 0.0164, 55.7 RTO expiries per run; aqmlab's profile 8.97 / 0.0133 / 30. ns-3's HyStart never fires
 # here (HyStart=false changes nothing); with TcpCubic::TcpFriendliness=false ns-3 gives 8.91 / 0.0029 /
 # 3.0, so its TCP-friendly estimate is what drives its extra losses, and aqmlab (RFC 9438 §4.3) lies
 # between the two. Not isolated in ns-3's source.
@@ -231,7 +231,7 @@ CUBIC_FRIENDLINESS_OPEN = pytest.mark.xfail(
     strict=True,
     reason="open difference (docs/validation.md): ns-3 3.44's TcpCubic TCP-friendly region grows the window "
     "faster than aqmlab's RFC 9438 §4.3 estimate in this scenario (ns-3 with TcpFriendliness off: 8.91 Mb/s, "
-    "0.29 % drops; on: 8.53, 1.64 %; aqmlab 9.02, 1.12 %)",
+    "0.29 % drops; on: 8.53, 1.64 %; aqmlab 8.97, 1.33 %)",
 )
 
 

@@ -6,7 +6,9 @@
 //! * Reno grows per ACK, without appropriate byte counting (ns-2, ns-3 `TcpNewReno`): +1 per ACK
 //!   in slow start, +1/cwnd in congestion avoidance.
 //! * CUBIC: C = 0.4, β = 0.7, fast convergence on, the Reno-friendly estimate W_est of RFC 9438
-//!   §4.3 with α = 3(1−β)/(1+β), target W_cubic(t + SRTT) clamped to [cwnd, 1.5·cwnd] (§4.4).
+//!   §4.3 with α = 3(1−β)/(1+β) until W_est reaches cwnd_prior (the window before the last
+//!   reduction; 0 before any) and α = 1 from there (the SHOULD of §4.3), target W_cubic(t + SRTT)
+//!   clamped to [cwnd, 1.5·cwnd] (§4.4).
 //!   Slow start is standard (no HyStart); a timeout ends the epoch and sets W_max like any
 //!   congestion event (§4.8).
 //! * DCTCP: g = 1/16, α starts at 1 (RFC 8257 §3.3), updated once per window of data; an ECN
@@ -53,6 +55,8 @@ pub(super) struct Cubic {
     k: f64,
     /// W_est, the Reno-friendly window estimate (§4.3).
     w_est: f64,
+    /// cwnd_prior: the window when ssthresh was last set (§4.3's switch of α to 1).
+    cwnd_prior: f64,
 }
 
 /// RFC 8257 §3.3 state.
@@ -72,7 +76,7 @@ impl CcState {
     pub(super) fn new(cc: CongestionControl) -> CcState {
         match cc {
             CongestionControl::Reno => CcState::Reno,
-            CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0 })),
+            CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 })),
             CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
         }
     }
@@ -138,6 +142,7 @@ impl Cubic {
     /// RFC 9438 §4.6–4.7: multiplicative decrease with fast convergence; ends the epoch.
     fn reduce(&mut self, window: f64) -> f64 {
         self.w_max = if window < self.w_max { window * (1.0 + CUBIC_BETA) / 2.0 } else { window };
+        self.cwnd_prior = window;
         self.epoch_start = Time::NEVER;
         window * CUBIC_BETA
     }
@@ -154,8 +159,9 @@ impl Cubic {
         let t = now.saturating_since(self.epoch_start).as_secs_f64();
         let rtt = srtt.map_or(0.0, |d| d.as_secs_f64());
         let w_cubic = |t: f64| CUBIC_C * (t - self.k).powi(3) + self.w_max;
-        let alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
-        self.w_est += alpha * f64::from(acked) / *cwnd; // §4.3
+        // §4.3: Reno-friendly at β = 0.7 until W_est is back at the window before the cut.
+        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA) };
+        self.w_est += alpha * f64::from(acked) / *cwnd;
         if w_cubic(t) < self.w_est {
             *cwnd = self.w_est; // Reno-friendly region
         } else {
@@ -188,6 +194,28 @@ mod tests {
             t += 1;
         }
         assert!(cwnd > 100.0, "convex probing beyond W_max: {cwnd}");
+    }
+
+    #[test]
+    fn cubic_w_est_grows_at_alpha_cubic_until_cwnd_prior_then_at_one() {
+        let mut c = Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 };
+        let mut cwnd = c.reduce(100.0); // 70
+        // One ACK at `ms`: (W_est's increment, the cwnd it was divided by).
+        let step = |c: &mut Cubic, cwnd: &mut f64, ms: u64| {
+            let (before, cw) = (c.w_est, *cwnd);
+            c.grow(cwnd, 1, Time(ms * 1_000_000), Some(Dur::from_millis(10)));
+            (c.w_est - before, cw)
+        };
+        step(&mut c, &mut cwnd, 0); // epoch starts: W_est = 70
+        let (first, cw) = step(&mut c, &mut cwnd, 1);
+        assert!((first - 3.0 * 0.3 / 1.7 / cw).abs() < 1e-12, "α_cubic below cwnd_prior: {first}");
+        let mut ms = 1;
+        while c.w_est < 100.0 {
+            ms += 1;
+            step(&mut c, &mut cwnd, ms);
+        }
+        let (later, cw) = step(&mut c, &mut cwnd, ms + 1);
+        assert!((later - 1.0 / cw).abs() < 1e-12, "α = 1 once W_est ≥ cwnd_prior: {later} vs {}", 1.0 / cw);
     }
 
     #[test]
