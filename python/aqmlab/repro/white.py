@@ -261,6 +261,7 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     jobs += _jobs(STATIC, ["fred_parris"], red, seeds, extra={"case": "FRED, Parris 2001 variant"})
     for prof, case in FRED_PROFILE_CASES:
         jobs += _jobs(STATIC, ["fred"], red, seeds, fred=prof or red, extra={"case": case})
+    jobs += _jobs(STATIC, ["fred"], red, seeds, queue_extra={"minq": 0}, extra={"case": FRED1_CASE})
     jobs += _jobs(STATIC, ["chardonnay"], red, seeds, rtt_hint="sender-vegas",
                   extra={"case": "hint: ns-2 Vegas baseRTT (spec §2.1.1 quirk)"})
     for limit, case in CSFQ_BUFFER_CASES.items():
@@ -275,6 +276,10 @@ def sensitivity_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
 # FRED on other settings than `S.FRED_PROFILE` (None: the calibrated RED profile, the old setting).
 FRED_PROFILE_CASES = ((None, "FRED on the calibrated RED profile (the old setting)"),
                       (S.calibration_profiles()[0], "FRED on ns-2's default RED (limit 50, 5/15)"))
+# SSZ98 ran two FRED variants and quoted the better: FRED-2 "guarantees to each flow a minimum number
+# of buffers", FRED-1 does not. The main runs are FRED-2 (minq 2); FRED-1 is read as minq = 0 (a flow
+# is still protected below the average per-flow queue, which is FRED's own rule, not a guarantee).
+FRED1_CASE = "FRED-1 of SSZ98 (no per-flow buffer guarantee: minq 0)"
 # CSFQ's buffer, beyond the calibrated RED limit: SSZ98's simulations used 64 KB (64 of the thesis's
 # 1000-byte packets); 1000 packets is a buffer that never overflows here, which isolates CSFQ's own drops.
 CSFQ_BUFFER_CASES = {64: "CSFQ, buffer 64 packets (SSZ98's 64 KB)", 1000: "CSFQ, buffer 1000 packets (no overflow)"}
