@@ -258,6 +258,15 @@ rate = "1Mbps"
     }
 
     #[test]
+    fn too_many_flows_are_refused_before_they_are_expanded() {
+        let e = error_of(&GOOD.replace("count = 3", "count = 100000000"));
+        assert!(e.starts_with("flows[0].count (line 16): the groups' counts add up to 100000001 flows; at most 4000000"), "{e}");
+        let e = error_of(&GOOD.replace("count = 3", "count = 4000000"));
+        assert!(e.starts_with("flows[1].count"), "the second group carries the total past the bound: {e}");
+        assert!(parse_toml(&GOOD.replace("count = 3", "count = 100000")).is_ok());
+    }
+
+    #[test]
     fn udp_packet_size_below_its_headers_is_refused() {
         let e = error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\npacket_size = \"27B\""));
         assert!(e.starts_with("flows[1].packet_size (line 21): must be between 28B"), "{e}");
