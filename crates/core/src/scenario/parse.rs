@@ -227,6 +227,11 @@ rate = "1Mbps"
         let s = parse_toml(&many).unwrap();
         assert!(!s.output.per_flow_timeseries);
         assert_eq!(s.echo["output"]["per_flow_timeseries"], false);
+        // Within the value bound, the default is on up to 1000 flows and off above.
+        let on = parse_toml(&GOOD.replace("count = 3", "count = 999")).unwrap();
+        let off = parse_toml(&GOOD.replace("count = 3", "count = 1000")).unwrap();
+        assert_eq!((on.flows.len(), on.output.per_flow_timeseries), (1000, true));
+        assert_eq!((off.flows.len(), off.output.per_flow_timeseries), (1001, false));
     }
 
     #[test]
