@@ -75,6 +75,7 @@ THESIS_MINMAX_DYN = {"red": {"exp5": {"A": (1.76, 4.78), "B": (3.26, 6.48), "C":
 FIGURES = {
     "exp1": "fig5_1_exp1_goodput_vs_rtt.png",
     "clusters": "fig5_6-5_7_dynamic_clusters.png",
+    "exp2_clusters": "fig5_2_exp2_clusters.png",
     "r_formula": "fig3_2_r_formula_trace.png",
     "grid": "alpha_beta_grid.png",
 }
@@ -138,6 +139,8 @@ def extract_for(exp: S.Experiment):
             kind = np.array(clusters)
             out["robust_loss"] = float(loss[kind == "robust"].mean())
             out["fragile_loss"] = float(loss[kind == "fragile"].mean())
+            if exp.name == "exp2":
+                out.update(_cluster_series(res.timeseries, exp, _per_source_bins(res.timeseries, exp)))
             return out
         ts = res.timeseries
         sources = _per_source_bins(ts, exp)
@@ -155,15 +158,20 @@ def extract_for(exp: S.Experiment):
                 out[f"{period}{tag}_cluster_jfi"] = jain_index(list(per_cluster))
         total = sources.sum(axis=1) / 1e6
         out["total_mbps"] = float(total.mean())
-        out["cluster_series"] = {c: (sources.iloc[:, [i for i, k in enumerate(exp.clusters) if k == c]].sum(axis=1) / 1e6)
-                                 .to_numpy() for c in ("robust", "average", "fragile")}
-        out["time_s"] = ts["time_s"].to_numpy()
+        out.update(_cluster_series(ts, exp, sources))
         if "white_r_formula_ms" in ts:
             out["r_series"] = (ts["white_r_average_ms"].to_numpy(), ts["white_r_formula_ms"].to_numpy(),
                                ts["queue_avg"].to_numpy())
         return out
 
     return extract
+
+
+def _cluster_series(ts: pd.DataFrame, exp: S.Experiment, sources: pd.DataFrame) -> dict[str, Any]:
+    """Each cluster's aggregate goodput per bin (Mb/s) and the bins' end times."""
+    series = {c: (sources.iloc[:, [i for i, k in enumerate(exp.clusters) if k == c]].sum(axis=1) / 1e6).to_numpy()
+              for c in ("robust", "average", "fragile")}
+    return {"cluster_series": series, "time_s": ts["time_s"].to_numpy()}
 
 
 def _per_source_bins(ts: pd.DataFrame, exp: S.Experiment) -> pd.DataFrame:
@@ -726,6 +734,25 @@ def figures(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, out: Path) -> None:
     ax.legend(fontsize=8, ncol=2)
     save_figure(fig, out, FIGURES["exp1"])
 
+    # Fig. 5.2: Exp 2's cluster aggregates in 250 ms bins over 30-60 s, one AQM per panel.
+    fig, axes = plt.subplots(2, 3, figsize=(13, 6), sharex=True, sharey=True)
+    for ax, aqm in zip(axes.flat, ("red", "fred", "csfq", "drr", "chardonnay", "chablis")):
+        rows = df[(df["aqm"] == aqm) & (df["exp"] == "exp2")]
+        if not len(rows) or not isinstance(rows.iloc[0].get("cluster_series"), dict):
+            continue
+        r0 = rows.iloc[0]
+        window = (r0["time_s"] > 30) & (r0["time_s"] <= 60)
+        for c, series in r0["cluster_series"].items():
+            ax.plot(r0["time_s"][window], series[window], lw=0.8, label=c)
+        ax.axhline(10 / 3, color="k", lw=0.6, ls="--")
+        ax.set_title(f"exp2 {aqm} (seed {r0['seed']})", fontsize=9)
+    axes[0, 0].set_ylabel("cluster goodput (Mb/s, 250 ms bins)")
+    axes[1, 0].set_ylabel("cluster goodput (Mb/s, 250 ms bins)")
+    axes[0, 0].legend(fontsize=8)
+    for ax in axes[1]:
+        ax.set_xlabel("time (s); dashed: a third of the link")
+    save_figure(fig, out, FIGURES["exp2_clusters"])
+
     fig, axes = plt.subplots(2, 3, figsize=(13, 6), sharex=True, sharey=True)
     for row, exp in enumerate(DYNAMIC):
         for col, aqm in enumerate(("red", "drr", "chardonnay")):
@@ -935,6 +962,8 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         frame_table(_summary_table(df)),
         "",
         f"![{FIGURES['exp1']}]({FIGURES['exp1']})",
+        "",
+        f"![{FIGURES['exp2_clusters']}]({FIGURES['exp2_clusters']})",
         "",
         "## Dynamic experiments: per-flow JFI / cluster JFI [cluster min, max] per period (seed means)",
         "",

@@ -183,7 +183,8 @@ def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: boo
                      "access": {"rate": f"{access_bps:.0f}bps", "delay": "0ms"}},
         "queue": queue_spec,
         "flows": flows,
-        "output": {"per_flow_timeseries": exp.dynamic, "bin": f"{bin_s * 1000:g}ms"},
+        # Per-flow bins for the dynamic experiments and for Exp 2's cluster time series (Fig. 5.2).
+        "output": {"per_flow_timeseries": exp.dynamic or exp.name == "exp2", "bin": f"{bin_s * 1000:g}ms"},
     }
 
 
