@@ -5,8 +5,8 @@ over several seeds; the claims of §5.7 with a verdict each; the α/β grid the 
 
 Because Fig. 4.1 (every RED/FRED/CSFQ/DRR parameter, the buffer, the access links) is lost, the RED
 settings are calibrated once, on the RED baseline alone, against the thesis's RED numbers (drop
-rates of Fig. 5.8 and the fairness of Fig. 5.9 in Exps 1, 3, 4; Exp 2's RED JFI is impossible, spec
-§5.6), then frozen for every AQM; the report shows how the main results move under the other
+rates of Fig. 5.8, the fairness of Fig. 5.9 in Exps 1, 3, 4 (Exp 2's RED JFI is impossible, spec
+§5.6) and the per-flow spreads of §5.5), then frozen for every AQM; the report shows how the main results move under the other
 candidates and with 10 Mb/s access links.
 
 Which reading of the tables is tested: the JFI columns of Exps 5 and 6 swapped for RED, FRED, CSFQ,
@@ -222,14 +222,34 @@ def _run(p: Plan, jobs: list[Job], desc: str) -> pd.DataFrame:
 
 # ---- calibration ----
 
+# RED's per-flow spreads as the thesis reports them (spec §5.5 prose and the Exp 2 table), Mb/s: Exp 1's
+# most robust and most fragile flow, Exp 2's robust and fragile cluster aggregates, Exp 3's lone robust
+# flow, Exp 4's lone fragile flow. Calibration targets beside the drop rates and JFIs.
+THESIS_RED_SPREAD = {("exp1", "max"): 0.79, ("exp1", "min"): 0.15, ("exp2", "robust"): 6.0,
+                     ("exp2", "fragile"): 1.5, ("exp3", "robust"): 0.85, ("exp4", "fragile"): 0.16}
+
+
+def _red_spread(row: pd.Series, point: str) -> float:
+    """One run's value of a `THESIS_RED_SPREAD` point."""
+    if point in ("max", "min"):
+        return float(row[f"{point}_mbps"])
+    return float(row["cluster_mbps"][point])
+
+
 def calibrate(p: Plan) -> tuple[S.RedProfile, pd.DataFrame]:
     """Runs RED alone under each candidate profile on Exps 1–4 and keeps the one closest to the
-    thesis's RED: the mean over Exps 1, 3, 4 of the relative errors in drop rate and in unfairness
-    (1 − JFI), plus Exp 2's drop-rate error (its JFI is impossible as printed)."""
+    thesis's RED: the mean of the relative errors in drop rate (Exps 1–4), in unfairness 1 − JFI
+    (Exps 1, 3, 4; Exp 2's is impossible as printed) and in the reported per-flow spreads
+    (`THESIS_RED_SPREAD`)."""
     profiles = S.calibration_profiles()[: 3 if p.quick else None]
     jobs = [j for prof in profiles for j in _jobs(STATIC, ["red"], prof, p.calibration_seeds)]
     df = _run(p, jobs, "calibration")
-    mean = df.groupby(["profile", "exp"])[["drop_pct", "jfi"]].mean().reset_index()
+    spread_cols = []
+    for (exp, point) in THESIS_RED_SPREAD:
+        col = f"{point}_mbps_{exp}"
+        spread_cols.append(col)
+        df[col] = [(_red_spread(r, point) if r["exp"] == exp else np.nan) for _, r in df.iterrows()]
+    mean = df.groupby(["profile", "exp"])[["drop_pct", "jfi", *spread_cols]].mean().reset_index()
 
     def score(rows: pd.DataFrame) -> float:
         errs = []
@@ -239,13 +259,17 @@ def calibrate(p: Plan) -> tuple[S.RedProfile, pd.DataFrame]:
             j = THESIS_JFI["red"][r["exp"]]
             if not math.isnan(j):
                 errs.append(abs((1 - r["jfi"]) - (1 - j)) / (1 - j))
+            for (exp, point), v in THESIS_RED_SPREAD.items():
+                if exp == r["exp"]:
+                    errs.append(abs(r[f"{point}_mbps_{exp}"] - v) / v)
         return float(np.mean(errs))
 
     scores = mean.groupby("profile").apply(score, include_groups=False).rename("score").reset_index()
     best = scores.sort_values("score").iloc[0]["profile"]
     table = mean.pivot(index="profile", columns="exp", values=["drop_pct", "jfi"])
     table.columns = [f"{a}_{b}" for a, b in table.columns]
-    table = table.reset_index().merge(scores, on="profile").sort_values("score")
+    spreads = mean.groupby("profile")[spread_cols].mean()  # one non-NaN value per column and profile
+    table = table.join(spreads).reset_index().merge(scores, on="profile").sort_values("score")
     return next(x for x in profiles if x.name == best), table
 
 
@@ -598,10 +622,10 @@ def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "",
                                       [("chardonnay", "fred"), ("chardonnay", "csfq")], everywhere, table))
     out.append(Claim("W12", "Fig. 5.9 (calibration target)", "RED's JFI in Exps 1, 3, 4",
                      "0.785, 0.930, 0.982", ", ".join(f"{jfi['red', e]}" for e in ("exp1", "exp3", "exp4")), None,
-                     "shown: RED's settings were calibrated on these (and the drop rates), so they are not evidence"))
+                     "shown: RED's settings were calibrated on these (and the drop rates and per-flow spreads), so they are not evidence"))
     out.append(Claim("W12b", "Fig. 5.8", "RED's total goodput in Exps 1–4 (not a calibration target)",
                      "9.65, 9.94, 9.65, 9.97", ", ".join(f"{_mean(df, 'red', e, 'total_mbps'):.2f}" for e in STATIC), None,
-                     "shown: the calibration fits JFI and drop rates only; docs/validation.md §4 runs ns-2.35 at the full "
+                     "shown: the calibration fits JFI, drop rates and per-flow spreads only; docs/validation.md §4 runs ns-2.35 at the full "
                      "run's calibrated settings and finds aqmlab's totals, so a gap here lies in the lost Fig. 4.1 settings"))
     out.append(Claim("W12c", "§4 (FRED's settings lost with Fig. 4.1)", "FRED's link utilisation in Exps 1–4",
                      "not given; its min/max goodputs imply ≳ 9 Mb/s", "total " + ", ".join(
@@ -948,7 +972,9 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "## Calibration of the lost RED settings (Fig. 4.1)",
         "",
         f"RED alone, Exps 1–4, {len(p.calibration_seeds)} seed(s); score = mean relative error in drop rate "
-        "(Exps 1–4) and in unfairness 1 − JFI (Exps 1, 3, 4) against the thesis's RED. "
+        "(Exps 1–4), in unfairness 1 − JFI (Exps 1, 3, 4) and in the per-flow spreads the thesis reports for RED "
+        "(Exp 1's most robust and most fragile flow 0.79/0.15 Mb/s, Exp 2's robust/fragile clusters 6.0/1.5, "
+        "Exp 3's robust flow 0.85, Exp 4's fragile flow 0.16) against the thesis's RED. "
         f"Chosen and frozen for every AQM: **{red.name}** (limit {red.limit}, thresholds {red.min_th:g}/{red.max_th:g}, "
         f"max_p {red.max_p:g}, w_q {red.weight:g}; ns-2 RED, gentle, wait).",
         "",
