@@ -22,9 +22,9 @@ def resolved_flow(flow: dict) -> dict:
 
 
 @pytest.mark.parametrize(("profile", "expected"), [
-    ("ns3", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "limited_transmit": True,
+    ("ns3", {"variant": "sack", "congestion_control": "cubic-ns3", "recovery": "prr", "limited_transmit": True,
              "mss": "536B", "initial_window": 10, "min_rto": "1s", "timestamps": True,
-             "delayed_ack": {"count": 2, "timeout": "200ms"}}),
+             "delayed_ack": {"count": 2, "timeout": "200ms"}, "keep_sack_after_timeout": True}),
     ("linux", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "min_rto": "200ms",
                "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"}}),
     ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",
@@ -50,6 +50,7 @@ def test_explicit_keys_win_over_the_profile() -> None:
     ({"variant": "tahoe", "recovery": "prr"}, "recovery", "needs a variant with fast recovery"),
     ({"congestion_control": "dctcp", "ecn": False}, "ecn", "needs ecn = true"),
     ({"profile": "bsd"}, "profile", "ns3"),
+    ({"variant": "newreno", "keep_sack_after_timeout": True}, "keep_sack_after_timeout", "needs variant = \"sack\""),
 ])
 def test_bad_tcp_combinations_are_refused_with_the_key_named(flow: dict, key: str, fragment: str) -> None:
     with pytest.raises(aqmlab.ScenarioError) as e:
@@ -57,11 +58,16 @@ def test_bad_tcp_combinations_are_refused_with_the_key_named(flow: dict, key: st
     assert key in str(e.value) and fragment in str(e.value)
 
 
-def test_cubic_fills_the_link_and_keeps_a_standing_queue() -> None:
-    """RFC 9438: β = 0.7 backs off less than Reno's ½, so with a buffer of about one BDP the
-    link stays busy and the drop-tail queue fuller than under Reno."""
+@pytest.mark.parametrize("cubic", [
+    {"congestion_control": "cubic"},
+    # ns-3's CUBIC as ns-3 runs it: with SACK and the scoreboard kept across timeouts.
+    {"congestion_control": "cubic-ns3", "variant": "sack", "sack": True, "keep_sack_after_timeout": True},
+], ids=["cubic", "cubic-ns3"])
+def test_cubic_fills_the_link_and_keeps_a_standing_queue(cubic: dict) -> None:
+    """RFC 9438 (and ns-3's port of Linux's CUBIC): β = 0.7 backs off less than Reno's ½, so with a
+    buffer of about one BDP the link stays busy and the drop-tail queue fuller than under Reno."""
     reno = aqmlab.run(scenario({"congestion_control": "reno"}))
-    cubic = aqmlab.run(scenario({"congestion_control": "cubic"}))
+    cubic = aqmlab.run(scenario(cubic))
     assert cubic.aggregate["goodput_bps"] > 0.95 * 10e6 * 1448 / 1500
     assert cubic.queues.iloc[0]["mean_len_packets"] > reno.queues.iloc[0]["mean_len_packets"]
 

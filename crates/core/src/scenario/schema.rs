@@ -218,7 +218,7 @@ pub struct FlowParams {
     /// `tahoe`, `reno`, `newreno` or `sack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<TcpVariant>,
-    /// `reno`, `cubic` or `dctcp`.
+    /// `reno`, `cubic`, `cubic-ns3` or `dctcp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion_control: Option<CongestionControl>,
     /// `classic` or `prr`.
@@ -281,6 +281,9 @@ pub struct FlowParams {
     /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,
+    /// SACK: keep the scoreboard across a retransmission timeout and resend only unSACKed data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_sack_after_timeout: Option<bool>,
     /// TCP: when the application writes again after `stop` (the connection and its state are
     /// kept; without it `stop` ends the connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]

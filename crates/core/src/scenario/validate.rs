@@ -348,7 +348,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -356,7 +356,7 @@ const TCP_KEYS: &[&str] = &[
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -488,6 +488,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true (RFC 8257 reacts to ECN marks)");
     }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(d.restart_after_idle);
+    if f.keep_sack_after_timeout == Some(true) && variant != TcpVariant::Sack {
+        return err(join(path, "keep_sack_after_timeout"), format!("needs variant = \"sack\" (there is no scoreboard to keep), got {}", variant_name(variant)));
+    }
+    let keep_sack_after_timeout = *f.keep_sack_after_timeout.get_or_insert(d.keep_sack_after_timeout && variant == TcpVariant::Sack);
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -517,6 +521,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         timestamps,
         ecn,
         restart_after_idle,
+        keep_sack_after_timeout,
         transfer_bytes,
     })
 }

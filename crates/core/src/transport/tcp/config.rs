@@ -132,6 +132,10 @@ pub struct TcpConfig {
     /// RFC 5681 §4.1 restart window: after an idle period longer than the RTO, resume from
     /// min(IW, cwnd) (ns-2's `slow_start_restart_`, Linux's `tcp_slow_start_after_idle`).
     pub restart_after_idle: bool,
+    /// SACK senders: after a retransmission timeout keep the scoreboard, count every unSACKed
+    /// segment outstanding as lost and resend only those (ns-3's `SetSentListLost`, Linux's
+    /// `tcp_enter_loss`; RFC 6675 §5.1 allows it). Off: forget it and go back N (RFC 2018 §8).
+    pub keep_sack_after_timeout: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -167,6 +171,7 @@ impl Default for TcpConfig {
             timestamps: false,
             ecn: false,
             restart_after_idle: false,
+            keep_sack_after_timeout: false,
             transfer_bytes: None,
         }
     }

@@ -11,9 +11,12 @@
 //!   clamped to [cwnd, 1.5·cwnd] (§4.4).
 //!   Slow start is standard (no HyStart); a timeout ends the epoch and sets W_max like any
 //!   congestion event (§4.8).
+//! * `cubic-ns3`: CUBIC as ns-3 3.44's `TcpCubic` computes it (Linux's `bictcp_update`), for
+//!   matching ns-3 (cubic_ns3.rs says how it differs).
 //! * DCTCP: g = 1/16, α starts at 1 (RFC 8257 §3.3), updated once per window of data; an ECN
 //!   echo cuts cwnd by α/2 at most once per window; losses are handled as Reno's (§3.5).
 
+use super::cubic_ns3::CubicNs3;
 use crate::engine::{Dur, Time};
 
 /// Which congestion-control algorithm grows and cuts the window.
@@ -24,6 +27,9 @@ pub enum CongestionControl {
     Reno,
     /// RFC 9438: cubic growth around the last maximum, β = 0.7.
     Cubic,
+    /// ns-3 3.44's `TcpCubic` (a port of Linux's): CUBIC with segment counting, see cubic_ns3.rs.
+    #[serde(rename = "cubic-ns3")]
+    CubicNs3,
     /// RFC 8257: Reno growth, ECN cut proportional to the fraction of marked bytes.
     Dctcp,
 }
@@ -41,6 +47,7 @@ const DCTCP_G: f64 = 1.0 / 16.0;
 pub(super) enum CcState {
     Reno,
     Cubic(Box<Cubic>),
+    CubicNs3(Box<CubicNs3>),
     Dctcp(Box<Dctcp>),
 }
 
@@ -77,12 +84,17 @@ impl CcState {
         match cc {
             CongestionControl::Reno => CcState::Reno,
             CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 })),
+            CongestionControl::CubicNs3 => CcState::CubicNs3(Box::default()),
             CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
         }
     }
 
     /// Window growth on an ACK of `acked` new segments outside loss recovery.
     pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time, srtt: Option<Dur>) {
+        if let CcState::CubicNs3(c) = self {
+            c.grow(cwnd, ssthresh, acked, now); // its own slow start too
+            return;
+        }
         if *cwnd < ssthresh {
             *cwnd += 1.0; // RFC 5681 §3.1 (RFC 9438 §4.10 keeps standard slow start)
             return;
@@ -90,6 +102,7 @@ impl CcState {
         match self {
             CcState::Reno | CcState::Dctcp(_) => *cwnd += 1.0 / *cwnd,
             CcState::Cubic(c) => c.grow(cwnd, acked, now, srtt),
+            CcState::CubicNs3(_) => unreachable!("handled above"),
         }
     }
 
@@ -99,8 +112,23 @@ impl CcState {
         let next = match self {
             CcState::Reno | CcState::Dctcp(_) => window / 2.0, // RFC 5681 (4)
             CcState::Cubic(c) => c.reduce(window),
+            CcState::CubicNs3(c) => c.reduce(window),
         };
         next.max(2.0)
+    }
+
+    /// A retransmission timeout, after `loss_ssthresh`: ns-3's CUBIC forgets W_max.
+    pub(super) fn on_timeout(&mut self) {
+        if let CcState::CubicNs3(c) = self {
+            c.on_timeout();
+        }
+    }
+
+    /// A new RTT sample (ns-3's CUBIC keeps its own minimum).
+    pub(super) fn observe_rtt(&mut self, rtt: Dur, now: Time) {
+        if let CcState::CubicNs3(c) = self {
+            c.observe_rtt(rtt, now);
+        }
     }
 
     /// The new window on an ECN congestion signal (at most once per window, the sender's guard).

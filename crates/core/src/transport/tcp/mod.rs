@@ -9,6 +9,7 @@
 
 mod config;
 mod congestion;
+mod cubic_ns3;
 mod profile;
 mod prr;
 mod receiver;

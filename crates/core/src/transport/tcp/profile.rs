@@ -11,7 +11,7 @@ use crate::engine::Dur;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpProfile {
-    /// ns-3 3.44: TcpCubic, SACK, PRR, limited transmit, timestamps, 536-byte segments, 128 KiB buffers.
+    /// ns-3 3.44: TcpCubic (as ns-3 computes it), SACK, PRR, limited transmit, timestamps, 536-byte segments, 128 KiB buffers.
     Ns3,
     /// Linux: CUBIC, SACK, PRR, timestamps, 200 ms minimum RTO, 40 ms delayed-ACK timer.
     Linux,
@@ -35,7 +35,7 @@ impl TcpProfile {
         match self {
             TcpProfile::Ns3 => TcpConfig {
                 variant: TcpVariant::Sack,        // TcpSocketBase::Sack = true
-                congestion_control: CongestionControl::Cubic, // TcpL4Protocol::SocketType = TcpCubic
+                congestion_control: CongestionControl::CubicNs3, // TcpL4Protocol::SocketType = TcpCubic
                 recovery: Recovery::Prr,          // TcpSocketBase::RecoveryType = TcpPrrRecovery
                 limited_transmit: true,           // TcpSocketBase::LimitedTransmit = true
                 mss: 536,                         // TcpSocket::SegmentSize
@@ -50,6 +50,7 @@ impl TcpProfile {
                 timer_granularity: Dur::from_millis(1), // TcpSocketBase::ClockGranularity
                 dupack_threshold: 3,              // TcpSocketBase::ReTxThreshold
                 timestamps: true,                 // TcpSocketBase::Timestamp
+                keep_sack_after_timeout: true,    // ReTxTimeout: SetSentListLost(resetSack = !sack)
                 ..base
             },
             TcpProfile::Linux => TcpConfig {
@@ -69,6 +70,7 @@ impl TcpProfile {
                 timer_granularity: Dur::from_millis(1),
                 dupack_threshold: 3,              // net.ipv4.tcp_reordering
                 timestamps: true,                 // net.ipv4.tcp_timestamps = 1
+                keep_sack_after_timeout: true,    // tcp_enter_loss keeps SACKed data unless reneged
                 ..base
             },
             TcpProfile::Ns2 => TcpConfig {

@@ -61,8 +61,10 @@ impl Scoreboard {
 
     /// RFC 6675 `SetPipe`: segments in `[snd_una, snd_max)` presumed in the network. An unSACKed
     /// segment counts once unless lost, and once more if it was retransmitted (below
-    /// `high_rxt`, one past the highest retransmission). O(window + ranges).
-    pub fn pipe(&self, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32) -> u32 {
+    /// `high_rxt`, one past the highest retransmission). Every unSACKed segment below
+    /// `lost_below` is lost whatever lies above it (marked so by a retransmission timeout that
+    /// kept the scoreboard; 0: none). O(window + ranges).
+    pub fn pipe(&self, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32, lost_below: u32) -> u32 {
         let total: u32 = self.ranges.iter().map(|r| r.1 - r.0).sum();
         let mut sacked_below = 0u32; // segments of ranges[..k], all below `seq`
         let mut k = 0;
@@ -75,7 +77,7 @@ impl Scoreboard {
             if k < self.ranges.len() && self.ranges[k].0 <= seq {
                 continue; // SACKed
             }
-            if total - sacked_below < dupthresh {
+            if seq >= lost_below && total - sacked_below < dupthresh {
                 pipe += 1; // (a) not lost: presumed in flight
             }
             if seq < high_rxt {
@@ -85,10 +87,10 @@ impl Scoreboard {
         pipe
     }
 
-    /// The first unSACKed segment in `[from, to)` that is lost (`want_lost`) or merely
-    /// unSACKed (`!want_lost`): NextSeg rules (1) and (3).
-    pub fn first_unsacked(&self, from: u32, to: u32, dupthresh: u32, want_lost: bool) -> Option<u32> {
-        (from..to).find(|&s| !self.is_sacked(s) && (!want_lost || self.is_lost(s, dupthresh)))
+    /// The first unSACKed segment in `[from, to)` that is lost (`want_lost`; below `lost_below`
+    /// or by `IsLost`) or merely unSACKed (`!want_lost`): NextSeg rules (1) and (3).
+    pub fn first_unsacked(&self, from: u32, to: u32, dupthresh: u32, want_lost: bool, lost_below: u32) -> Option<u32> {
+        (from..to).find(|&s| !self.is_sacked(s) && (!want_lost || s < lost_below || self.is_lost(s, dupthresh)))
     }
 }
 
@@ -127,11 +129,22 @@ mod tests {
         // snd_una 10, snd_max 20; 10 lost (3 SACKed above), 11..14 SACKed, 14..20 in flight.
         let mut sb = Scoreboard::default();
         sb.update(&blocks(&[(11, 14)]), 10);
-        assert_eq!(sb.pipe(10, 20, 10, 3), 6);
+        assert_eq!(sb.pipe(10, 20, 10, 3, 0), 6);
         // After retransmitting 10 it counts again.
-        assert_eq!(sb.pipe(10, 20, 11, 3), 7);
-        assert_eq!(sb.first_unsacked(10, 20, 3, true), Some(10));
-        assert_eq!(sb.first_unsacked(11, 20, 3, true), None);
-        assert_eq!(sb.first_unsacked(11, 20, 3, false), Some(14));
+        assert_eq!(sb.pipe(10, 20, 11, 3, 0), 7);
+        assert_eq!(sb.first_unsacked(10, 20, 3, true, 0), Some(10));
+        assert_eq!(sb.first_unsacked(11, 20, 3, true, 0), None);
+        assert_eq!(sb.first_unsacked(11, 20, 3, false, 0), Some(14));
+    }
+
+    #[test]
+    fn a_timeout_that_keeps_the_scoreboard_marks_every_unsacked_segment_below_it_lost() {
+        // snd_una 10, snd_max 20, 11..14 SACKed; a timeout at snd_max 20 marks 10 and 14..20 lost.
+        let mut sb = Scoreboard::default();
+        sb.update(&blocks(&[(11, 14)]), 10);
+        assert_eq!(sb.pipe(10, 20, 10, 3, 20), 0, "nothing presumed in flight");
+        assert_eq!(sb.pipe(10, 20, 11, 3, 20), 1, "only the retransmission of 10");
+        assert_eq!(sb.first_unsacked(11, 20, 3, true, 20), Some(14), "lost although nothing is SACKed above it");
+        assert_eq!(sb.pipe(10, 22, 10, 3, 20), 2, "segments sent after the timeout are in flight");
     }
 }

@@ -97,6 +97,12 @@ pub struct TcpSender {
     recover: u32,
     /// SACK: one past the highest segment retransmitted in this recovery (HighRxt + 1).
     high_rxt: u32,
+    /// After a timeout, `snd_max` when it fired, until the cumulative ACK reaches it (0: none):
+    /// the ACK that reaches it grows the window only by what it acknowledges beyond (ns-3
+    /// `ProcessAck` leaving `CA_LOSS`: ackNumber − m_recover), not by the data the receiver held.
+    /// With `keep_sack_after_timeout`, every unSACKed segment below it is lost and is resent by
+    /// RFC 6675's NextSeg meanwhile.
+    timeout_recover: u32,
     rtt: RttEstimator,
     /// The segment being timed and when it was sent (Karn: cleared by any retransmission).
     timed: Option<(u32, Time)>,
@@ -152,6 +158,7 @@ impl TcpSender {
             in_recovery: false,
             recover: 0,
             high_rxt: 0,
+            timeout_recover: 0,
             rtt: RttEstimator::default(),
             timed: None,
             rto_at: Time::NEVER,
@@ -316,10 +323,12 @@ impl TcpSender {
         if cfg.timestamps {
             // RFC 7323 §4.1 RTTM: every ACK of new data is a valid sample, retransmission or not.
             self.rtt.sample(now.saturating_since(ack.sent_at));
+            self.cc.observe_rtt(now.saturating_since(ack.sent_at), now);
             self.stats.rtt_samples += 1;
         } else if let Some((seq, sent)) = self.timed {
             if ack.ack > seq {
                 self.rtt.sample(now.saturating_since(sent)); // Karn: `timed` is never a retransmission
+                self.cc.observe_rtt(now.saturating_since(sent), now);
                 self.stats.rtt_samples += 1;
                 self.timed = None;
             }
@@ -327,6 +336,14 @@ impl TcpSender {
         // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize).
         let window_before = self.flight_size(cfg);
         let dupacks_before = self.dupacks;
+        let growth_acked = if self.timeout_recover > self.snd_una && ack.ack >= self.timeout_recover {
+            ack.ack - self.timeout_recover
+        } else {
+            acked
+        };
+        if ack.ack >= self.timeout_recover {
+            self.timeout_recover = 0;
+        }
         self.snd_una = ack.ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.dupacks = 0;
@@ -360,7 +377,7 @@ impl TcpSender {
             restart_timer = self.recovery_ack(cfg, now, acked, delivered, out);
         } else if !ece {
             let srtt = self.rtt.srtt();
-            self.cc.grow(&mut self.cwnd, self.ssthresh, acked, now, srtt);
+            self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt);
         }
         // RFC 6298 (5.2)/(5.3): stop when all is acknowledged, else restart.
         if self.snd_una >= self.snd_max {
@@ -376,6 +393,8 @@ impl TcpSender {
             if cfg.recovery == Recovery::Classic {
                 self.sack_transmit(cfg, now, out);
             }
+        } else if self.lost_below(cfg) > 0 {
+            self.sack_transmit(cfg, now, out); // a kept-scoreboard timeout's loss state
         } else if !(self.in_recovery && cfg.recovery == Recovery::Prr) {
             self.send_new(cfg, now, out);
             if sack_dupack {
@@ -424,6 +443,10 @@ impl TcpSender {
     fn on_dupack(&mut self, cfg: &TcpConfig, now: Time, sacked_before: u32, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         let sack = cfg.variant == TcpVariant::Sack;
+        if self.lost_below(cfg) > 0 {
+            self.sack_transmit(cfg, now, out); // new SACK blocks lower pipe; no fast retransmit here
+            return;
+        }
         if self.in_recovery {
             if cfg.recovery == Recovery::Prr && cfg.variant != TcpVariant::Tahoe {
                 let delivered = if sack { self.sacked_count().saturating_sub(sacked_before) } else { 1 };
@@ -515,11 +538,16 @@ impl TcpSender {
         self.send_new_segments(cfg, now, budget, out);
     }
 
+    /// Below this every unSACKed segment is lost: a timeout that kept the scoreboard (0: none).
+    fn lost_below(&self, cfg: &TcpConfig) -> u32 {
+        if cfg.keep_sack_after_timeout && cfg.variant == TcpVariant::Sack { self.timeout_recover } else { 0 }
+    }
+
     /// Segments presumed in the network: RFC 6675 SetPipe with SACK; without it, the data
     /// outstanding less one segment per duplicate ACK since the last cumulative advance.
     fn pipe(&self, cfg: &TcpConfig) -> u32 {
         match (&self.scoreboard, cfg.variant) {
-            (Some(sb), TcpVariant::Sack) => sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold),
+            (Some(sb), TcpVariant::Sack) => sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold, self.lost_below(cfg)),
             _ => (self.snd_max - self.snd_una).saturating_sub(self.dupacks),
         }
     }
@@ -563,21 +591,22 @@ impl TcpSender {
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1, send NextSeg.
     fn sack_transmit(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         let thresh = cfg.dupack_threshold;
+        let lost_below = self.lost_below(cfg);
         let sb = self.scoreboard.take().unwrap_or_default(); // moved out so `self` stays usable
         loop {
-            let pipe = sb.pipe(self.snd_una, self.snd_max, self.high_rxt, thresh);
+            let pipe = sb.pipe(self.snd_una, self.snd_max, self.high_rxt, thresh, lost_below);
             if self.cwnd - (pipe as f64) < 1.0 {
                 break;
             }
             let from = self.high_rxt.max(self.snd_una);
-            if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, true) {
+            if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, true, lost_below) {
                 self.high_rxt = seq + 1; // rule 1: a lost segment
                 self.retransmit(cfg, now, seq, out);
             } else if self.may_send_new(cfg) {
                 let seq = self.snd_max; // rule 2: new data
                 self.transmit(cfg, now, seq, out);
                 self.snd_nxt = seq + 1;
-            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, false) {
+            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, false, lost_below) {
                 self.high_rxt = seq + 1; // rule 3: an unSACKed segment not yet deemed lost
                 self.retransmit(cfg, now, seq, out);
             } else {
@@ -600,18 +629,27 @@ impl TcpSender {
             let window = self.flight_size(cfg);
             self.ssthresh = self.cc.loss_ssthresh(window);
         }
+        self.cc.on_timeout();
         self.note_window_reduced(cfg);
         self.cwnd = 1.0; // RFC 5681 §3.1: loss window
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.snd_max;
+        self.timeout_recover = self.snd_max;
         self.high_rxt = self.snd_una;
-        if let Some(sb) = self.scoreboard.as_mut() {
-            sb.clear();
+        // ns-3 `SetSentListLost`, Linux `tcp_enter_loss`: SACKed data stays delivered; all the rest
+        // outstanding is lost (`lost_below`) and resent through NextSeg, SACKed segments skipped.
+        let keep = cfg.keep_sack_after_timeout && cfg.variant == TcpVariant::Sack;
+        if let (false, Some(sb)) = (keep, self.scoreboard.as_mut()) {
+            sb.clear(); // RFC 2018 §8
         }
         self.rtt.back_off(); // RFC 6298 (5.5)
         self.rto_at = Time::NEVER;
-        self.go_back_n(cfg, now, out);
+        if keep {
+            self.sack_transmit(cfg, now, out);
+        } else {
+            self.go_back_n(cfg, now, out);
+        }
         self.arm_timer(cfg, now); // (5.6)
     }
 

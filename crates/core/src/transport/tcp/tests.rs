@@ -722,7 +722,8 @@ proptest! {
         delayed in any::<bool>(),
         prr in any::<bool>(),
         limited_transmit in any::<bool>(),
-        cc in prop::sample::select(vec![CongestionControl::Reno, CongestionControl::Cubic]),
+        keep_sack in any::<bool>(),
+        cc in prop::sample::select(vec![CongestionControl::Reno, CongestionControl::Cubic, CongestionControl::CubicNs3]),
         drops in prop::collection::vec(0usize..400, 0..25),
     ) {
         let count = if delayed { 2 } else { 1 };
@@ -732,6 +733,7 @@ proptest! {
             recovery,
             limited_transmit,
             congestion_control: cc,
+            keep_sack_after_timeout: keep_sack && variant == TcpVariant::Sack,
             ..cfg(variant)
         };
         let (r, s) = transfer(&c, 300, &drops);
@@ -821,4 +823,27 @@ fn app_limited_sender_sends_only_what_the_application_wrote() {
     assert!(out.is_empty(), "the application has written nothing more");
     s.app_write(&c, ms(120), 1, &mut out);
     assert_eq!(seqs(&out), vec![6]);
+}
+
+#[test]
+fn a_timeout_that_keeps_the_scoreboard_resends_only_unsacked_segments() {
+    // IW 4: segments 0..4 out; 1 and 3 SACKed (two duplicates: no fast retransmit), then the timer.
+    // Kept (ns-3, Linux): 0 and 2 are lost and go out as the window allows, 1 and 3 never again.
+    // Cleared (RFC 2018 §8): go back N, so 3 goes out again although the receiver holds it.
+    for (keep, expected) in [(true, vec![0, 2]), (false, vec![0, 2, 3])] {
+        let c = TcpConfig { keep_sack_after_timeout: keep, ..cfg(TcpVariant::Sack) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &sack_ack(0, &[(1, 2)]), &mut out);
+        s.on_ack(&c, ms(101), &sack_ack(0, &[(3, 4), (1, 2)]), &mut out);
+        out.clear();
+        s.on_timer(&c, ms(1000), &mut out);
+        assert_eq!(seqs(&out), [0], "keep = {keep}: cwnd 1 after the timeout");
+        out.clear();
+        // The retransmitted 0 arrives: the receiver holds 0..2, so the ACK is 2 (SACK 3..4).
+        s.on_ack(&c, ms(1100), &sack_ack(2, &[(3, 4)]), &mut out);
+        let mut sent = vec![0];
+        sent.extend(seqs(&out).into_iter().filter(|&q| q < 4));
+        assert_eq!(sent, expected, "keep = {keep}");
+    }
 }
