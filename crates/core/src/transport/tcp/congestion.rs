@@ -91,18 +91,11 @@ impl CcState {
 
     /// Window growth on an ACK of `acked` new segments outside loss recovery.
     pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time, srtt: Option<Dur>) {
-        if let CcState::CubicNs3(c) = self {
-            c.grow(cwnd, ssthresh, acked, now); // its own slow start too
-            return;
-        }
-        if *cwnd < ssthresh {
-            *cwnd += 1.0; // RFC 5681 §3.1 (RFC 9438 §4.10 keeps standard slow start)
-            return;
-        }
         match self {
+            CcState::CubicNs3(c) => c.grow(cwnd, ssthresh, acked, now), // its own slow start too
+            _ if *cwnd < ssthresh => *cwnd += 1.0, // RFC 5681 §3.1 (RFC 9438 §4.10 keeps standard slow start)
             CcState::Reno | CcState::Dctcp(_) => *cwnd += 1.0 / *cwnd,
             CcState::Cubic(c) => c.grow(cwnd, acked, now, srtt),
-            CcState::CubicNs3(_) => unreachable!("handled above"),
         }
     }
 

@@ -322,13 +322,15 @@ impl TcpSender {
         }
         if cfg.timestamps {
             // RFC 7323 §4.1 RTTM: every ACK of new data is a valid sample, retransmission or not.
-            self.rtt.sample(now.saturating_since(ack.sent_at));
-            self.cc.observe_rtt(now.saturating_since(ack.sent_at), now);
+            let sample = now.saturating_since(ack.sent_at);
+            self.rtt.sample(sample);
+            self.cc.observe_rtt(sample, now);
             self.stats.rtt_samples += 1;
         } else if let Some((seq, sent)) = self.timed {
             if ack.ack > seq {
-                self.rtt.sample(now.saturating_since(sent)); // Karn: `timed` is never a retransmission
-                self.cc.observe_rtt(now.saturating_since(sent), now);
+                let sample = now.saturating_since(sent); // Karn: `timed` is never a retransmission
+                self.rtt.sample(sample);
+                self.cc.observe_rtt(sample, now);
                 self.stats.rtt_samples += 1;
                 self.timed = None;
             }
@@ -639,9 +641,11 @@ impl TcpSender {
         self.high_rxt = self.snd_una;
         // ns-3 `SetSentListLost`, Linux `tcp_enter_loss`: SACKed data stays delivered; all the rest
         // outstanding is lost (`lost_below`) and resent through NextSeg, SACKed segments skipped.
-        let keep = cfg.keep_sack_after_timeout && cfg.variant == TcpVariant::Sack;
-        if let (false, Some(sb)) = (keep, self.scoreboard.as_mut()) {
-            sb.clear(); // RFC 2018 §8
+        let keep = self.lost_below(cfg) > 0;
+        if !keep {
+            if let Some(sb) = self.scoreboard.as_mut() {
+                sb.clear(); // RFC 2018 §8
+            }
         }
         self.rtt.back_off(); // RFC 6298 (5.5)
         self.rto_at = Time::NEVER;
