@@ -82,6 +82,9 @@ class MatchedScenario:
     # ns-3's default TcpPrrRecovery); aqmlab's `recovery` key.
     recovery: str = "classic"
     limited_transmit: bool = False  # RFC 3042; aqmlab's `limited_transmit` key
+    # Without SACK: aqmlab runs ns-3 3.44's own recovery (`ns3_reno_sack`, its emulated "Reno SACK"
+    # scoreboard) instead of RFC 6582 NewReno. ns-3's side is the same either way.
+    ns3_reno_sack: bool = False
     # "ns3": aqmlab's `profile = "ns3"` against ns-3 at every one of its own TCP
     # defaults (docs/tcp-profiles.md); the TCP fields above are then ignored on both sides.
     profile: str | None = None
@@ -93,6 +96,8 @@ class MatchedScenario:
             raise ValueError(f"profile: only \"ns3\" has an ns-3 counterpart, got {self.profile!r}")
         if self.reno and self.sack:
             raise ValueError("reno: Reno fast recovery is the no-SACK variant; set sack=False")
+        if self.ns3_reno_sack and (self.sack or self.reno or self.profile):
+            raise ValueError("ns3_reno_sack: ns-3's recovery without SACK; needs sack=False, reno=False, no profile")
         if len(self.access_delays_ms) not in (1, self.n_tcp):
             raise ValueError(f"access_delays_ms: one value or one per TCP flow ({self.n_tcp}), "
                              f"got {len(self.access_delays_ms)}")
@@ -126,6 +131,8 @@ class MatchedScenario:
             # change the comparison. ns-3 runs TcpNewReno (Reno growth) with timestamps on.
             tcp.update({"congestion_control": "reno", "recovery": self.recovery,
                         "limited_transmit": self.limited_transmit, "timestamps": True})
+            if self.ns3_reno_sack:
+                tcp["ns3_reno_sack"] = True
         flows: list[dict[str, Any]] = [
             {**tcp, "start": f"{start}s", "access_delay": f"{self.access_delay(i)}ms"}
             for i, start in enumerate(self.start_times())
@@ -350,25 +357,17 @@ def compare(binary: Path, scenario: MatchedScenario, seeds: tuple[int, ...] = SE
     change with it) and averages each quantity over the seeds. One seed is not enough: a single
     flow caught in a long multi-loss recovery moves drop rates and fairness by tens of percent."""
     runs = [_compare_one(binary, dataclasses.replace(scenario, seed=seed)) for seed in seeds]
-
-    def mean_of(side: str) -> dict[str, Any]:
-        rows = [getattr(r, side) for r in runs]
-        out: dict[str, Any] = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0] if k != "per_flow_goodput_bps"}
-        out["per_flow_goodput_bps"] = [sum(v) / len(rows) for v in zip(*(r["per_flow_goodput_bps"] for r in rows))]
-        return out
-
-    return Comparison(scenario.name, mean_of("aqmlab"), mean_of("ns3"), sum(r.aqmlab_wall_s for r in runs) / len(runs),
-                      sum(r.ns3_wall_s for r in runs) / len(runs))
+    return Comparison(scenario.name, _mean_over_runs([r.aqmlab for r in runs]), _mean_over_runs([r.ns3 for r in runs]),
+                      sum(r.aqmlab_wall_s for r in runs) / len(runs), sum(r.ns3_wall_s for r in runs) / len(runs))
 
 
-def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
-    """One run of each simulator."""
+def aqmlab_metrics(scenario: MatchedScenario) -> tuple[dict[str, Any], float]:
+    """One aqmlab run of `scenario`: the compared quantities and the run's wall time."""
     from . import api
 
     ours = api.run(scenario.aqmlab_scenario())
     flows, queue = ours.flows, ours.queues.iloc[0]
     tcp = flows[flows["kind"] == "tcp"]
-
     mine = {
         "tcp_goodput_bps": float(tcp["goodput_bps"].sum()),
         "udp_goodput_bps": float(flows.loc[flows["kind"] != "tcp", "goodput_bps"].sum()),
@@ -377,7 +376,25 @@ def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
         "mean_queue_pkts": float(queue["mean_len_packets"]),
         "timeouts": float(tcp["timeouts"].sum()),
         "retransmits": float(tcp["retransmits"].sum()),
+        "per_flow_goodput_bps": tcp["goodput_bps"].tolist(),
     }
+    return mine, ours.wall_seconds
+
+
+def _mean_over_runs(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0] if k != "per_flow_goodput_bps"}
+    out["per_flow_goodput_bps"] = [sum(v) / len(rows) for v in zip(*(r["per_flow_goodput_bps"] for r in rows))]
+    return out
+
+
+def aqmlab_mean(scenario: MatchedScenario, seeds: tuple[int, ...] = SEEDS) -> dict[str, Any]:
+    """aqmlab alone, averaged over `seeds` as `compare` does (for a variant of a compared scenario)."""
+    return _mean_over_runs([aqmlab_metrics(dataclasses.replace(scenario, seed=s))[0] for s in seeds])
+
+
+def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
+    """One run of each simulator."""
+    mine, wall = aqmlab_metrics(scenario)
     t0 = time.perf_counter()
     ref = run_ns3(binary, scenario)
     ns3_wall = time.perf_counter() - t0  # the whole process: setup and output too
@@ -395,8 +412,7 @@ def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
         "retransmits": float(sum(f["retx_pkts_after_warmup"] for f in ref_tcp)),
         "per_flow_goodput_bps": [f["goodput_bps"] for f in ref_tcp],
     }
-    mine["per_flow_goodput_bps"] = tcp["goodput_bps"].tolist()
-    return Comparison(scenario.name, mine, theirs, ours.wall_seconds, ns3_wall)
+    return Comparison(scenario.name, mine, theirs, wall, ns3_wall)
 
 
 # Timeouts (RTO expiries per run, mean over seeds) agree when within 30 % of ns-3's count or, when

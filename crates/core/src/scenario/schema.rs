@@ -284,6 +284,9 @@ pub struct FlowParams {
     /// SACK: keep the scoreboard across a retransmission timeout and resend only unSACKed data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_sack_after_timeout: Option<bool>,
+    /// NewReno without SACK as ns-3 3.44 runs it (its emulated "Reno SACK" scoreboard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3_reno_sack: Option<bool>,
     /// TCP: when the application writes again after `stop` (the connection and its state are
     /// kept; without it `stop` ends the connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -348,7 +348,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -356,7 +356,7 @@ const TCP_KEYS: &[&str] = &[
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -492,6 +492,13 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "keep_sack_after_timeout"), format!("needs variant = \"sack\" (there is no scoreboard to keep), got {}", variant_name(variant)));
     }
     let keep_sack_after_timeout = *f.keep_sack_after_timeout.get_or_insert(d.keep_sack_after_timeout && variant == TcpVariant::Sack);
+    if f.ns3_reno_sack == Some(true) && variant != TcpVariant::NewReno {
+        return err(join(path, "ns3_reno_sack"), format!("needs variant = \"newreno\" (ns-3's recovery without the SACK option), got {}", variant_name(variant)));
+    }
+    if f.ns3_reno_sack == Some(true) && ecn {
+        return err(join(path, "ns3_reno_sack"), "does not model ECN (ns-3's ECN reductions are not part of it); set ecn = false");
+    }
+    let ns3_reno_sack = *f.ns3_reno_sack.get_or_insert(d.ns3_reno_sack && variant == TcpVariant::NewReno && !ecn);
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -522,6 +529,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         ecn,
         restart_after_idle,
         keep_sack_after_timeout,
+        ns3_reno_sack,
         transfer_bytes,
     })
 }

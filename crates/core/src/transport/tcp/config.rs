@@ -136,6 +136,10 @@ pub struct TcpConfig {
     /// segment outstanding as lost and resend only those (ns-3's `SetSentListLost`, Linux's
     /// `tcp_enter_loss`; RFC 6675 §5.1 allows it). Off: forget it and go back N (RFC 2018 §8).
     pub keep_sack_after_timeout: bool,
+    /// NewReno without SACK as ns-3 3.44 runs it (`TcpSocketBase::Sack = false`): its emulated
+    /// "Reno SACK" scoreboard (`reno_sack.rs`), recovery entered on `IsLost(head)` too, the head
+    /// resent on every partial ACK, flags kept until a timeout. Off: RFC 6582 NewReno.
+    pub ns3_reno_sack: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -172,6 +176,7 @@ impl Default for TcpConfig {
             ecn: false,
             restart_after_idle: false,
             keep_sack_after_timeout: false,
+            ns3_reno_sack: false,
             transfer_bytes: None,
         }
     }

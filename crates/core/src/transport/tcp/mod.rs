@@ -13,6 +13,7 @@ mod cubic_ns3;
 mod profile;
 mod prr;
 mod receiver;
+mod reno_sack;
 mod rtt;
 mod scoreboard;
 mod sender;

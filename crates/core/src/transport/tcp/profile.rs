@@ -51,6 +51,7 @@ impl TcpProfile {
                 dupack_threshold: 3,              // TcpSocketBase::ReTxThreshold
                 timestamps: true,                 // TcpSocketBase::Timestamp
                 keep_sack_after_timeout: true,    // ReTxTimeout: SetSentListLost(resetSack = !sack)
+                ns3_reno_sack: true,              // Sack = false: TcpTxBuffer's Reno SACK emulation
                 ..base
             },
             TcpProfile::Linux => TcpConfig {

@@ -37,6 +37,31 @@ impl Prr {
         count.max(0) as u32
     }
 
+    /// ns-3 3.44's `TcpPrrRecovery::DoRecovery` (tcp-prr-recovery.cc), for the `ns3_reno_sack`
+    /// sender: a duplicate ACK counts one segment delivered while prr_delivered < RecoverFS; the
+    /// bound below ssthresh is PRR-CRB, plus one segment on a "safe" ACK (one that acknowledges
+    /// a retransmission: `m_isRetransDataAcked`); ns-3 computes in bytes, so the proportional
+    /// part is rounded up to a byte of `mss`, not to a segment. Returns the send count in
+    /// segments (cwnd becomes `pipe` + it), `None` when nothing was delivered (cwnd unchanged).
+    pub(super) fn ns3_send_count(&mut self, delivered: u32, dupack: bool, pipe: u32, ssthresh: f64, safe_ack: bool,
+                                 mss: u32) -> Option<f64> {
+        let delivered = delivered + u32::from(dupack && self.delivered < self.recover_fs);
+        if delivered == 0 {
+            return None;
+        }
+        self.delivered += delivered;
+        let (pipe, done, out) = (f64::from(pipe), f64::from(self.delivered), f64::from(self.out));
+        let count = if pipe > ssthresh {
+            let mss = f64::from(mss);
+            (done * ssthresh / f64::from(self.recover_fs) * mss).ceil() / mss - out
+        } else {
+            let limit = (done - out).max(f64::from(delivered)) + if safe_ack { 1.0 } else { 0.0 };
+            limit.min(ssthresh - pipe)
+        };
+        // "Force a fast retransmit upon entering fast recovery".
+        Some(count.max(if self.out > 0 { 0.0 } else { 1.0 }))
+    }
+
     /// Records `n` segments sent (prr_out += n).
     pub(super) fn sent(&mut self, n: u32) {
         self.out += n;

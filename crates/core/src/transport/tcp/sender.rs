@@ -43,10 +43,15 @@
 //!   reduction counts as that window's reduction too; both set CWR on the next new segment; an
 //!   ACK with ECE never grows the window. Retransmissions are sent Not-ECT (§6.1.5).
 //! * No handshake: `start` sends the initial window.
+//! * `ns3_reno_sack` replaces NewReno's recovery by ns-3 3.44's own for connections without SACK
+//!   (`sender/ns3_nosack.rs`), so results can be matched with ns-3's.
+
+mod ns3_nosack;
 
 use super::rtt::RttEstimator;
 use super::congestion::CcState;
 use super::prr::Prr;
+use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
 use super::vegas_base_rtt::VegasBaseRtt;
 use super::{FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
@@ -129,6 +134,8 @@ pub struct TcpSender {
     vegas: Option<Box<VegasBaseRtt>>,
     /// SACK scoreboard, allocated on the first SACK block.
     scoreboard: Option<Box<Scoreboard>>,
+    /// `ns3_reno_sack`: ns-3's emulated scoreboard of the segments outstanding.
+    reno_board: Option<Box<RenoSackBoard>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
     data_end: u32,
     /// Payload of segment `data_end − 1` when a `begin_transfer_bytes` transfer ends short; 0 = as
@@ -172,6 +179,7 @@ impl TcpSender {
             min_rtt_ns: u64::MAX,
             vegas: (cfg.rtt_hint == RttHintSource::SenderVegas).then(Box::default),
             scoreboard: None,
+            reno_board: cfg.ns3_reno_sack.then(|| Box::new(RenoSackBoard::new(0))),
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
             app_limit: u32::MAX,
@@ -194,7 +202,9 @@ impl TcpSender {
         if self.in_recovery && cfg.recovery == Recovery::Prr {
             return;
         }
-        if self.in_recovery && cfg.variant == TcpVariant::Sack {
+        if self.reno_board.is_some() {
+            self.ns3_send_pending(cfg, now, out);
+        } else if self.in_recovery && cfg.variant == TcpVariant::Sack {
             self.sack_transmit(cfg, now, out);
         } else {
             self.send_new(cfg, now, out);
@@ -272,6 +282,9 @@ impl TcpSender {
             stats: self.stats,
             ..fresh
         };
+        if let Some(board) = self.reno_board.as_deref_mut() {
+            *board = RenoSackBoard::new(self.snd_una);
+        }
         self.send_new(cfg, now, out);
     }
 
@@ -286,6 +299,10 @@ impl TcpSender {
     /// Handles an arriving ACK.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
         self.integrate(now);
+        if self.reno_board.is_some() {
+            self.ns3_on_ack(cfg, now, ack, out);
+            return;
+        }
         let sacked_before = self.sacked_count();
         // RFC 6675 §2: an ACK whose SACK blocks cover data not SACKed before is a duplicate ACK,
         // "even if it ... moves the cumulative acknowledgment point".
@@ -309,9 +326,9 @@ impl TcpSender {
         self.scoreboard.as_ref().map_or(0, |sb| sb.sacked_above(self.snd_una))
     }
 
-    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, new_sack_info: bool,
-                  out: &mut Vec<Packet>) {
-        let acked = ack.ack - self.snd_una;
+    /// An ACK of new data: the minimum-RTT hint, Vegas's base RTT and the RTT estimator's sample
+    /// (from every such ACK with timestamps, else from the timed segment's, Karn's rule).
+    fn observe_ack_timing(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet) {
         // The echo can only over-state a round trip (it may include waiting for a hole or a
         // delayed ACK), so the running minimum is the path's RTT as this flow has seen it.
         let sample_ns = now.saturating_since(ack.sent_at).0;
@@ -335,6 +352,12 @@ impl TcpSender {
                 self.timed = None;
             }
         }
+    }
+
+    fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, new_sack_info: bool,
+                  out: &mut Vec<Packet>) {
+        let acked = ack.ack - self.snd_una;
+        self.observe_ack_timing(cfg, now, ack);
         // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize).
         let window_before = self.flight_size(cfg);
         let dupacks_before = self.dupacks;
@@ -628,7 +651,7 @@ impl TcpSender {
         self.stats.timeout_wait_ns += now.0 - self.rto_armed_at.0;
         if self.rtt.backoff() == 0 {
             // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note).
-            let window = self.flight_size(cfg);
+            let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.flight_size(cfg) };
             self.ssthresh = self.cc.loss_ssthresh(window);
         }
         self.cc.on_timeout();
@@ -649,7 +672,9 @@ impl TcpSender {
         }
         self.rtt.back_off(); // RFC 6298 (5.5)
         self.rto_at = Time::NEVER;
-        if keep {
+        if self.reno_board.is_some() {
+            self.ns3_timeout(cfg, now, out);
+        } else if keep {
             self.sack_transmit(cfg, now, out);
         } else {
             self.go_back_n(cfg, now, out);
@@ -734,6 +759,9 @@ impl TcpSender {
         }
         if seq + 1 == self.data_end {
             p.flags |= FLAG_FIN;
+        }
+        if let Some(board) = self.reno_board.as_deref_mut() {
+            board.on_send(seq, retransmission);
         }
         self.stats.segments_sent += 1;
         self.last_sent_at = now;
