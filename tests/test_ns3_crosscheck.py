@@ -15,6 +15,7 @@ on its own::
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from collections import Counter
@@ -175,7 +176,8 @@ def test_issue10_newcomer_dumbbell_agrees_with_ns3(compared) -> None:
 # buffer, where ns-3 3.44's emulated-SACK scoreboard retransmits segments that were never dropped
 # (2,401 and 4,815 retransmissions per run to aqmlab's 224; see g00 in docs/validation.md). The
 # same checks as the named scenarios, marked strict so that a change on either side shows up: the
-# mean queue agrees (1.00, 0.94) and stays asserted.
+# mean queue agrees (1.00, 0.94) and stays asserted. That ns-3's scoreboard is the cause is tested at
+# the end of this file: with `ns3_reno_sack` (ns-3's recovery) aqmlab meets these criteria.
 
 NS3_NOSACK_DROPTAIL = pytest.mark.xfail(
     strict=True,
@@ -291,3 +293,61 @@ def test_grid_timeouts_counted_alike(compared, name: str) -> None:
 def test_grid_per_flow_shares_under_red(compared, name: str) -> None:
     c = compared(ns3ref.GRID[name])
     assert c.max_share_difference() <= 0.05
+
+
+# ---------------------------------------------------------------- ns-3's own recovery without SACK
+# The drop-tail no-SACK scenarios above fail because ns-3 3.44's emulated-SACK scoreboard resends
+# data the receiver holds. `ns3_reno_sack` is that recovery, read from ns-3's source: with it,
+# aqmlab must meet the same criteria against the same ns-3 runs (the ns-3 side is cached).
+# Measured (3 seeds): g00 goodput 1.003, drops 0.95, timeouts 21 : 16.7, retransmissions 1,380 :
+# 1,396; fifo_10flows_nosack 1.004 / 0.88 / 20.7 : 26.7 / 2,307 : 2,401.
+
+@pytest.fixture(scope="module")
+def emulated():
+    """`emulated(scenario)`: aqmlab with `ns3_reno_sack` on, mean over the comparison's seeds."""
+    cache: dict[str, dict] = {}
+
+    def get(s: ns3ref.MatchedScenario) -> dict:
+        if s.name not in cache:
+            cache[s.name] = ns3ref.aqmlab_mean(dataclasses.replace(s, ns3_reno_sack=True))
+        return cache[s.name]
+
+    return get
+
+
+EMULATION_CHECKED = {s.name: s for s in [*ns3ref.REPORTED_ONLY.values(), ns3ref.NEWCOMER,
+                                         ns3ref.GRID["g00_fifo_nosack_ack1_iw2_10f_equal_classic"],
+                                         ns3ref.GRID["g08_fifo_nosack_ack1_iw10_10f_unequal_ns3"]]}
+# Where the emulation still differs from ns-3, each measured (3 seeds, aqmlab : ns-3).
+EMULATION_GAPS = {
+    ("fifo_unequal_rtt_nosack", "fairness"): "Jain's index 0.589 : 0.453 (the criterion is 0.1)",
+    ("fifo50_10flows_nosack_iw2_ack1", "timeouts"): "RTO expiries 17.7 : 11.0 per run (retransmissions 1,059 : 1,042)",
+    # PRR with limited transmit: ns-3's recovery reduces the rate far more than the emulation does
+    # (classic recovery + limited transmit on the same dumbbell agrees: drops 0.0599 : 0.0576).
+    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "goodput"): "PRR without SACK: 8.43 : 9.29 Mb/s",
+    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "drops"): "PRR without SACK: drop rate 0.054 : 0.0145",
+    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "timeouts"): "PRR without SACK: 61 : 10 RTO expiries per run",
+    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "fairness"): "PRR without SACK: Jain's index 0.826 : 0.710",
+}
+
+
+def _emulation_params():
+    for name in EMULATION_CHECKED:
+        for metric in ("goodput", "drops", "timeouts", "fairness"):
+            gap = EMULATION_GAPS.get((name, metric))
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            yield pytest.param(name, metric, marks=marks, id=f"{name}-{metric}")
+
+
+@pytest.mark.parametrize(("name", "metric"), list(_emulation_params()))
+def test_ns3_reno_sack_reproduces_ns3_without_sack(compared, emulated, name: str, metric: str) -> None:
+    s = EMULATION_CHECKED[name]
+    ours, theirs = emulated(s), compared(s).ns3
+    if metric == "goodput":
+        assert ours["tcp_goodput_bps"] == pytest.approx(theirs["tcp_goodput_bps"], rel=0.03)
+    elif metric == "drops":
+        assert ours["drop_rate"] == pytest.approx(theirs["drop_rate"], rel=0.25)
+    elif metric == "timeouts":
+        assert ns3ref.timeouts_agree(ours["timeouts"], theirs["timeouts"]), (ours["timeouts"], theirs["timeouts"])
+    else:
+        assert ours["jain_tcp"] == pytest.approx(theirs["jain_tcp"], abs=0.1)
