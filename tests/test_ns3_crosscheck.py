@@ -195,7 +195,12 @@ DROPTAIL_NOSACK = list(ns3ref.REPORTED_ONLY)
     "mean_queue"])
 def test_droptail_without_sack(compared, name: str, metric: str) -> None:
     c = compared(ns3ref.REPORTED_ONLY[name])
-    ours, theirs = c.aqmlab, c.ns3
+    _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
+def _assert_agrees(metric: str, ours: dict, theirs: dict) -> None:
+    """The issue's criterion for `metric` (goodput 3 %, drops 25 %, timeouts alike, Jain within 0.1,
+    mean queue 25 %)."""
     if metric == "goodput":
         assert ours["tcp_goodput_bps"] == pytest.approx(theirs["tcp_goodput_bps"], rel=0.03)
     elif metric == "drops":
@@ -342,12 +347,4 @@ def _emulation_params():
 @pytest.mark.parametrize(("name", "metric"), list(_emulation_params()))
 def test_ns3_reno_sack_reproduces_ns3_without_sack(compared, emulated, name: str, metric: str) -> None:
     s = EMULATION_CHECKED[name]
-    ours, theirs = emulated(s), compared(s).ns3
-    if metric == "goodput":
-        assert ours["tcp_goodput_bps"] == pytest.approx(theirs["tcp_goodput_bps"], rel=0.03)
-    elif metric == "drops":
-        assert ours["drop_rate"] == pytest.approx(theirs["drop_rate"], rel=0.25)
-    elif metric == "timeouts":
-        assert ns3ref.timeouts_agree(ours["timeouts"], theirs["timeouts"]), (ours["timeouts"], theirs["timeouts"])
-    else:
-        assert ours["jain_tcp"] == pytest.approx(theirs["jain_tcp"], abs=0.1)
+    _assert_agrees(metric, emulated(s), compared(s).ns3)

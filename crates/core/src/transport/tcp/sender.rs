@@ -354,6 +354,24 @@ impl TcpSender {
         }
     }
 
+    /// Moves `snd_una` to a new cumulative ACK and resets DupAcks. Returns the segments the window
+    /// may grow by: all acknowledged, except that the ACK ending a timeout's loss state counts only
+    /// those beyond its recovery point (ns-3 `ProcessAck` leaving CA_LOSS: ackNumber − m_recover).
+    fn advance_una(&mut self, ack: u32) -> u32 {
+        let growth_acked = if self.timeout_recover > self.snd_una && ack >= self.timeout_recover {
+            ack - self.timeout_recover
+        } else {
+            ack - self.snd_una
+        };
+        if ack >= self.timeout_recover {
+            self.timeout_recover = 0;
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.dupacks = 0;
+        growth_acked
+    }
+
     fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, new_sack_info: bool,
                   out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
@@ -361,17 +379,7 @@ impl TcpSender {
         // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize).
         let window_before = self.flight_size(cfg);
         let dupacks_before = self.dupacks;
-        let growth_acked = if self.timeout_recover > self.snd_una && ack.ack >= self.timeout_recover {
-            ack.ack - self.timeout_recover
-        } else {
-            acked
-        };
-        if ack.ack >= self.timeout_recover {
-            self.timeout_recover = 0;
-        }
-        self.snd_una = ack.ack;
-        self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        self.dupacks = 0;
+        let growth_acked = self.advance_una(ack.ack);
         let ece = cfg.ecn && ack.has(FLAG_ECE);
         self.cc.observe_ack(acked, ece, self.snd_una, self.snd_max);
         // RFC 6675 §5: a cumulative ACK resets DupAcks; if it also carries new SACK information

@@ -58,17 +58,7 @@ impl TcpSender {
         self.board_mut().discard_up_to(ack.ack);
         // `tcb->m_bytesInFlight` as PRR reads it: computed before ProcessAck marks the head lost.
         let pipe_before = self.board().pipe();
-        let growth_acked = if self.in_loss_state() && ack.ack >= self.timeout_recover {
-            ack.ack - self.timeout_recover // leaving CA_LOSS: only what lies beyond its recovery point
-        } else {
-            acked
-        };
-        if ack.ack >= self.timeout_recover {
-            self.timeout_recover = 0;
-        }
-        self.snd_una = ack.ack;
-        self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        self.dupacks = 0;
+        let growth_acked = self.advance_una(ack.ack);
         self.cc.observe_ack(acked, false, self.snd_una, self.snd_max);
         let mut restart_timer = true;
         if partial {
