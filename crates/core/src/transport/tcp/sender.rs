@@ -372,6 +372,17 @@ impl TcpSender {
         growth_acked
     }
 
+    /// RFC 6298 (5.2)/(5.3) on an ACK of new data: stop the timer when all is acknowledged, else
+    /// restart it if `restart` (NewReno's later partial ACKs do not).
+    fn timer_after_new_ack(&mut self, cfg: &TcpConfig, now: Time, restart: bool) {
+        if self.snd_una >= self.snd_max {
+            self.rto_at = Time::NEVER;
+        } else if restart {
+            self.rto_at = Time::NEVER;
+            self.arm_timer(cfg, now);
+        }
+    }
+
     fn on_new_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, sacked_before: u32, new_sack_info: bool,
                   out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
@@ -412,13 +423,7 @@ impl TcpSender {
             let srtt = self.rtt.srtt();
             self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt);
         }
-        // RFC 6298 (5.2)/(5.3): stop when all is acknowledged, else restart.
-        if self.snd_una >= self.snd_max {
-            self.rto_at = Time::NEVER;
-        } else if restart_timer {
-            self.rto_at = Time::NEVER;
-            self.arm_timer(cfg, now);
-        }
+        self.timer_after_new_ack(cfg, now, restart_timer);
         if enter_recovery {
             let delivered = (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(1) as u32;
             self.enter_recovery(cfg, now, delivered, out);

@@ -77,12 +77,7 @@ impl TcpSender {
             let srtt = self.rtt.srtt();
             self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt);
         }
-        if self.snd_una >= self.snd_max {
-            self.rto_at = Time::NEVER;
-        } else if restart_timer {
-            self.rto_at = Time::NEVER;
-            self.arm_timer(cfg, now);
-        }
+        self.timer_after_new_ack(cfg, now, restart_timer);
         self.ns3_send_pending(cfg, now, out);
     }
 
