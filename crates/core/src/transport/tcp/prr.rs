@@ -40,9 +40,16 @@ impl Prr {
     /// ns-3 3.44's `TcpPrrRecovery::DoRecovery` (tcp-prr-recovery.cc), for the `ns3_reno_sack`
     /// sender: a duplicate ACK counts one segment delivered while prr_delivered < RecoverFS; the
     /// bound below ssthresh is PRR-CRB, plus one segment on a "safe" ACK (one that acknowledges
-    /// a retransmission: `m_isRetransDataAcked`); ns-3 computes in bytes, so the proportional
-    /// part is rounded up to a byte of `mss`, not to a segment. Returns the send count in
-    /// segments (cwnd becomes `pipe` + it), `None` when nothing was delivered (cwnd unchanged).
+    /// a retransmission: `m_isRetransDataAcked`). Returns the send count in segments (cwnd becomes
+    /// `pipe` + it), `None` when nothing was delivered (cwnd unchanged).
+    ///
+    /// The arithmetic is ns-3's, in bytes and in `uint32_t`, with its two artifacts (later ns-3
+    /// versions compute in 64 bits):
+    /// * `prr_delivered · ssthresh` is a 32-bit product, so it wraps once it passes 2^32 bytes²
+    ///   (about 46 × 62 segments of 1448 B);
+    /// * `max(prr_delivered − prr_out, delivered)` subtracts unsigned: when more was sent than
+    ///   delivered (every partial ACK resends the head) the difference wraps, wins the max, and
+    ///   turns back into the negative `prr_delivered − prr_out` as an `int`, so nothing is sent.
     pub(super) fn ns3_send_count(&mut self, delivered: u32, dupack: bool, pipe: u32, ssthresh: f64, safe_ack: bool,
                                  mss: u32) -> Option<f64> {
         let delivered = delivered + u32::from(dupack && self.delivered < self.recover_fs);
@@ -50,16 +57,19 @@ impl Prr {
             return None;
         }
         self.delivered += delivered;
-        let (pipe, done, out) = (f64::from(pipe), f64::from(self.delivered), f64::from(self.out));
-        let count = if pipe > ssthresh {
-            let mss = f64::from(mss);
-            (done * ssthresh / f64::from(self.recover_fs) * mss).ceil() / mss - out
+        let bytes = |segments: u32| segments.wrapping_mul(mss);
+        let (done, out, delivered, pipe) = (bytes(self.delivered), bytes(self.out), bytes(delivered), bytes(pipe));
+        let ssthresh = (ssthresh * f64::from(mss)).round() as u32;
+        let count: i32 = if pipe > ssthresh {
+            let proportional = f64::from(done.wrapping_mul(ssthresh)) / f64::from(bytes(self.recover_fs));
+            (proportional.ceil() - f64::from(out)) as i32
         } else {
-            let limit = (done - out).max(f64::from(delivered)) + if safe_ack { 1.0 } else { 0.0 };
-            limit.min(ssthresh - pipe)
+            let limit = (done.wrapping_sub(out).max(delivered) as i32).wrapping_add(if safe_ack { mss as i32 } else { 0 });
+            limit.min((ssthresh - pipe) as i32)
         };
         // "Force a fast retransmit upon entering fast recovery".
-        Some(count.max(if self.out > 0 { 0.0 } else { 1.0 }))
+        let count = count.max(if out > 0 { 0 } else { mss as i32 });
+        Some(f64::from(count) / f64::from(mss))
     }
 
     /// Records `n` segments sent (prr_out += n).
@@ -104,5 +114,34 @@ mod tests {
             prr.sndcnt(1, 100, 2.0, true);
         }
         assert_eq!(prr.delivered, 4);
+    }
+
+    #[test]
+    fn ns3_sends_nothing_below_ssthresh_once_more_was_sent_than_delivered() {
+        // Three segments out (the head resent on partial ACKs), one delivered so far: RFC 6937's
+        // max(prr_delivered - prr_out, DeliveredData) would allow the one delivered; ns-3 3.44's
+        // unsigned difference wraps and becomes -2 segments, so the count is 0, safe ACK or not.
+        for safe_ack in [false, true] {
+            let mut prr = Prr::start(20);
+            prr.sent(3);
+            assert_eq!(prr.ns3_send_count(1, false, 4, 10.0, safe_ack, 1448), Some(0.0), "safe {safe_ack}");
+        }
+        // Delivered ahead of sent: the PRR-CRB bound, one more segment on a safe ACK.
+        let mut prr = Prr::start(20);
+        prr.sent(1);
+        assert_eq!(prr.ns3_send_count(4, false, 4, 10.0, false, 1448), Some(4.0));
+        let mut prr = Prr::start(20);
+        prr.sent(1);
+        assert_eq!(prr.ns3_send_count(4, false, 4, 10.0, true, 1448), Some(5.0));
+    }
+
+    #[test]
+    fn ns3_proportional_product_wraps_at_32_bits() {
+        // 60 segments delivered, ssthresh 62, RecoverFS 100, 1448-byte segments: 86,880 · 89,776 =
+        // 7,799,738,880 wraps to 3,504,771,584; / 144,800 rounds up to 24,205 bytes (37.2 segments
+        // without the wrap).
+        let mut prr = Prr::start(100);
+        let count = prr.ns3_send_count(60, false, 70, 62.0, false, 1448).unwrap();
+        assert_eq!(count * 1448.0, 24_205.0);
     }
 }
