@@ -305,7 +305,9 @@ def test_grid_per_flow_shares_under_red(compared, name: str) -> None:
 # data the receiver holds. `ns3_reno_sack` is that recovery, read from ns-3's source: with it,
 # aqmlab must meet the same criteria against the same ns-3 runs (the ns-3 side is cached).
 # Measured (3 seeds): g00 goodput 1.003, drops 0.95, timeouts 21 : 16.7, retransmissions 1,380 :
-# 1,396; fifo_10flows_nosack 1.004 / 0.88 / 20.7 : 26.7 / 2,307 : 2,401.
+# 1,396; fifo_10flows_nosack 1.004 / 0.88 / 20.7 : 26.7 / 2,307 : 2,401; g08 (PRR + limited
+# transmit) 0.976 / 1.10 / 11 : 10 once PRR computes in ns-3's uint32 arithmetic (before: drops
+# 0.054 : 0.0145, 61 : 10 expiries).
 
 @pytest.fixture(scope="module")
 def emulated():
@@ -320,19 +322,20 @@ def emulated():
     return get
 
 
+# Every scenario without SACK: the named drop-tail ones, the newcomer's and the grid's.
 EMULATION_CHECKED = {s.name: s for s in [*ns3ref.REPORTED_ONLY.values(), ns3ref.NEWCOMER,
-                                         ns3ref.GRID["g00_fifo_nosack_ack1_iw2_10f_equal_classic"],
-                                         ns3ref.GRID["g08_fifo_nosack_ack1_iw10_10f_unequal_ns3"]]}
+                                         *(g for g in ns3ref.GRID.values() if not g.sack)]}
 # Where the emulation still differs from ns-3, each measured (3 seeds, aqmlab : ns-3).
 EMULATION_GAPS = {
     ("fifo_unequal_rtt_nosack", "fairness"): "Jain's index 0.589 : 0.453 (the criterion is 0.1)",
     ("fifo50_10flows_nosack_iw2_ack1", "timeouts"): "RTO expiries 17.7 : 11.0 per run (retransmissions 1,059 : 1,042)",
-    # PRR with limited transmit: ns-3's recovery reduces the rate far more than the emulation does
-    # (classic recovery + limited transmit on the same dumbbell agrees: drops 0.0599 : 0.0576).
-    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "goodput"): "PRR without SACK: 8.43 : 9.29 Mb/s",
-    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "drops"): "PRR without SACK: drop rate 0.054 : 0.0145",
-    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "timeouts"): "PRR without SACK: 61 : 10 RTO expiries per run",
-    ("g08_fifo_nosack_ack1_iw10_10f_unequal_ns3", "fairness"): "PRR without SACK: Jain's index 0.826 : 0.710",
+    ("g05_red_nosack_ack2_iw2_10f_unequal_classic", "fairness"):
+        "Jain's index 0.842 : 0.962 (retransmissions 522 : 326; RFC NewReno, the default, meets the share criterion)",
+    ("g12_fifo_nosack_ack2_iw10_50f_equal_classic", "fairness"): "Jain's index 0.828 : 0.709",
+    # Noise, not a difference: seeds 1-10 give 15.3 : 15.5 expiries per run (standard deviation
+    # 4.4 and 3.5 per run); seeds 1-3 happen to give 19.3 : 14.3, 5 apart where 4.3 is allowed.
+    ("g13_red_nosack_ack2_iw10_10f_equal_ns3", "timeouts"):
+        "RTO expiries 19.3 : 14.3 per run over seeds 1-3, 15.3 : 15.5 over seeds 1-10",
 }
 
 
