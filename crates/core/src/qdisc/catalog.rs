@@ -17,6 +17,7 @@ use super::{
     RioParams,
 };
 use super::{PiParams, TsqParams};
+use super::{CodelParams, FqCodelParams};
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -101,6 +102,8 @@ pub fn catalog() -> Value {
         described::<BmreParams>(BmreParams::filled),
         described::<PiParams>(std::convert::identity),
         described::<TsqParams>(std::convert::identity),
+        described::<CodelParams>(std::convert::identity),
+        described::<FqCodelParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -395,7 +398,52 @@ fn entries() -> Value {
             "params": defaults::<TsqParams>(std::convert::identity),
             "docs": tsq_docs(),
         },
+        {
+            "kind": "codel",
+            "aliases": [],
+            "summary": "CoDel: drop at dequeue once the sojourn time has stayed above target for an interval, then at interval/sqrt(count) spacing until it falls below",
+            "source": "Nichols, Jacobson, McGregor & Iyengar, RFC 8289 sec. 5; ns-3 3.44 codel-queue-disc.cc (variant ns3); docs/codel.md",
+            "params": defaults::<CodelParams>(std::convert::identity),
+            "docs": codel_docs(),
+        },
+        {
+            "kind": "fq_codel",
+            "aliases": ["fq-codel"],
+            "summary": "FQ-CoDel: flows hashed into queues served by deficit round robin, new flows first, CoDel on each queue; overflow drops from the head of the fattest queue",
+            "source": "Hoeiland-Joergensen et al., RFC 8290 sec. 4; ns-3 3.44 fq-codel-queue-disc.cc; docs/codel.md",
+            "params": defaults::<FqCodelParams>(std::convert::identity),
+            "docs": fq_codel_docs(),
+        },
     ])
+}
+
+/// The CoDel keys (most shared by `codel` and `fq_codel`).
+fn codel_docs() -> Value {
+    json!({
+        "target": "acceptable standing queue delay (RFC 8289: 5ms), positive and below interval",
+        "interval": "how long the delay must stay above target before dropping starts (100ms)",
+        "limit": "buffer: packets (integer) or bytes (\"150KB\"); a full buffer drops the arrival (1000 packets)",
+        "min_bytes": "no CoDel drop while fewer bytes wait: a size, or auto (the largest packet seen for rfc8289, 1500B for ns3)",
+        "ecn": "mark ECN-capable packets CE instead of dropping them",
+        "variant": "rfc8289 (exact interval/sqrt(count)) | ns3 (ns-3 3.44 / Linux: fixed-point Newton step, bytes < min_bytes, strict interval test)",
+    })
+}
+
+/// The keys of `fq_codel`.
+fn fq_codel_docs() -> Value {
+    let mut d = codel_docs();
+    let m = d.as_object_mut().expect("a table");
+    for (k, v) in [
+        ("limit", "packets in the whole discipline before overflow drops from the fattest queue (10240), >= 1"),
+        ("flows", "flow queues packets are hashed into (1024), 1..=65536"),
+        ("quantum", "bytes a queue may send per round (1514B; ns-3 uses the device MTU, 1500B)"),
+        ("drop_batch", "most packets shed from the fattest queue per overflow (64)"),
+        ("perturbation", "salt of the flow hash (0): other values map flows to queues differently"),
+        ("ecn", "mark ECN-capable packets instead of dropping them (RFC 8290: on)"),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    d
 }
 
 #[cfg(test)]

@@ -29,6 +29,10 @@ pub mod white;
 // TSQ (Kumar 2003): PI and TSQ over PI
 pub mod pi;
 pub mod tsq;
+// CoDel (RFC 8289) and FQ-CoDel (RFC 8290)
+pub mod codel;
+pub mod codel_core;
+pub mod fq_codel;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -51,6 +55,8 @@ pub use rio::{Rio, RioParams};
 pub use white::{White, WhiteFlavour, WhiteParams};
 pub use pi::{Pi, PiParams};
 pub use tsq::{Tsq, TsqParams};
+pub use codel::{Codel, CodelParams};
+pub use fq_codel::{FqCodel, FqCodelParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,6 +261,10 @@ pub enum AnyQdisc {
     Pi(Pi),
     /// TSQ over PI (Kumar 2003).
     Tsq(Tsq),
+    /// CoDel (RFC 8289).
+    Codel(Codel),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodel),
 }
 
 macro_rules! dispatch {
@@ -277,6 +287,8 @@ macro_rules! dispatch {
             AnyQdisc::Bmre($q) => $e,
             AnyQdisc::Pi($q) => $e,
             AnyQdisc::Tsq($q) => $e,
+            AnyQdisc::Codel($q) => $e,
+            AnyQdisc::FqCodel($q) => $e,
         }
     };
 }

@@ -53,6 +53,47 @@ impl Serialize for WindowCap {
     }
 }
 
+/// A byte size that may be left to the component: `"auto"` or a size such as `"1500B"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SizeOrAuto {
+    /// The component's own choice (documented where the key is).
+    #[default]
+    Auto,
+    /// This many bytes.
+    Bytes(u64),
+}
+
+impl SizeOrAuto {
+    /// The size, if one was given.
+    pub fn bytes(self) -> Option<u64> {
+        match self {
+            SizeOrAuto::Auto => None,
+            SizeOrAuto::Bytes(b) => Some(b),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SizeOrAuto {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a size string such as \"1500B\", or \"auto\"", |s: &str| {
+            if s == "auto" {
+                Ok(SizeOrAuto::Auto)
+            } else {
+                parse_size(s).map(SizeOrAuto::Bytes).map_err(|e| format!("{e}, or \"auto\""))
+            }
+        }))
+    }
+}
+
+impl Serialize for SizeOrAuto {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SizeOrAuto::Bytes(b) => Bytes(*b).serialize(s),
+            SizeOrAuto::Auto => s.serialize_str("auto"),
+        }
+    }
+}
+
 /// A queue limit: a packet count (bare integer), a byte size (string with unit), or `"none"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {

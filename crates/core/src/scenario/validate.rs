@@ -16,6 +16,7 @@ use crate::qdisc::{
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
 use crate::qdisc::{PiParams, TsqParams};
+use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -72,13 +73,17 @@ pub enum QueueSpec {
     Pi(PiParams),
     /// `kind = "tsq"`
     Tsq(TsqParams),
+    /// `kind = "codel"`
+    Codel(CodelParams),
+    /// `kind = "fq_codel"`
+    FqCodel(FqCodelParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
-      "bmre", "pi", "tsq"];
+      "bmre", "pi", "tsq", "codel", "fq_codel"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -101,6 +106,8 @@ impl QueueSpec {
             QueueSpec::Bmre(p) => AnyQdisc::Bmre(p.validate(path, rate_bps)?),
             QueueSpec::Pi(p) => AnyQdisc::Pi(p.validate(path)?),
             QueueSpec::Tsq(p) => AnyQdisc::Tsq(p.validate(path, rate_bps)?),
+            QueueSpec::Codel(p) => AnyQdisc::Codel(p.validate(path)?),
+            QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -124,6 +131,8 @@ impl QueueSpec {
             QueueSpec::Bmre(_) => "bmre",
             QueueSpec::Pi(_) => "pi",
             QueueSpec::Tsq(_) => "tsq",
+            QueueSpec::Codel(_) => "codel",
+            QueueSpec::FqCodel(_) => "fq_codel",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -146,6 +155,8 @@ impl QueueSpec {
             QueueSpec::Bmre(p) => serde_json::to_value(p),
             QueueSpec::Pi(p) => serde_json::to_value(p),
             QueueSpec::Tsq(p) => serde_json::to_value(p),
+            QueueSpec::Codel(p) => serde_json::to_value(p),
+            QueueSpec::FqCodel(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -338,6 +349,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "bmre" => Ok(QueueSpec::Bmre(params::<BmreParams>(rest, path)?.filled())),
         "pi" => Ok(QueueSpec::Pi(params(rest, path)?)),
         "tsq" => Ok(QueueSpec::Tsq(params(rest, path)?)),
+        "codel" => Ok(QueueSpec::Codel(params(rest, path)?)),
+        "fq_codel" | "fq-codel" => Ok(QueueSpec::FqCodel(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),

@@ -643,12 +643,22 @@ impl<'s> World<'s> {
     }
 
     /// Takes the discipline's next packet; its sojourn ends here.
+    /// Disciplines that act at dequeue (CoDel) drop and mark here: both are charged at once.
     fn pull_from_qdisc(&mut self, now: Time, dir: Dir) -> Option<Packet> {
         let link = &mut self.links[dir];
+        let marks_before = link.qdisc.stats().marks;
         let next = link.qdisc.dequeue(now, &mut self.drop_buf);
         link.record_len(now);
+        let marked = link.qdisc.stats().marks > marks_before;
         if let Some(p) = &next {
             link.monitor.on_dequeue(now, p.enqueued_at);
+        }
+        let measuring = now >= self.sc.warmup;
+        if let (true, true, Some(p)) = (marked, measuring, &next) {
+            self.flows[p.flow as usize].counters.marks += 1;
+        }
+        if !self.drop_buf.is_empty() {
+            self.account_inner_drops(measuring);
         }
         next
     }
