@@ -57,7 +57,7 @@ class MatchedScenario:
     """A dumbbell described once and rendered for both simulators."""
 
     name: str
-    queue: str  # "red" or "fifo"
+    queue: str  # "red", "fifo", "codel" or "fq_codel"
     n_tcp: int = 10
     access_delays_ms: tuple[float, ...] = (1.0,)  # one for all, or one per TCP flow
     udp_rate_bps: float = 0.0
@@ -116,6 +116,11 @@ class MatchedScenario:
         if self.queue == "red":
             queue = {"kind": "red", "limit": self.queue_limit, "variant": "ns2", "mean_packet_size": "1500B",
                      **self.red}
+        elif self.queue == "codel":
+            queue = {"kind": "codel", "limit": self.queue_limit, "variant": "ns3"}
+        elif self.queue == "fq_codel":
+            # ns-3's quantum is the device MTU, one IP packet; aqmlab's sizes include PPP's 2 bytes.
+            queue = {"kind": "fq_codel", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B"}
         tcp: dict[str, Any]
         if self.profile:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
@@ -219,6 +224,9 @@ SCENARIOS = {
         MatchedScenario("red_5tcp_udp", "red", n_tcp=5, udp_rate_bps=3e6),
         MatchedScenario("red_10flows_nosack", "red", sack=False),
         MatchedScenario("red_5tcp_udp_nosack", "red", n_tcp=5, udp_rate_bps=3e6, sack=False),
+        # CoDel and FQ-CoDel at ns-3's defaults, with its 1000-packet CoDel buffer for both.
+        MatchedScenario("codel_10flows", "codel", queue_limit=1000),
+        MatchedScenario("fq_codel_10flows", "fq_codel", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
     ]
 }
 

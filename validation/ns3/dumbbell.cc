@@ -486,7 +486,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rxAccessDelays",
                  "receiver-side access delays [ms], one value or comma list",
                  rxAccessDelays);
-    cmd.AddValue("queue", "bottleneck queue disc: red | fifo", queue);
+    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel", queue);
     cmd.AddValue("queueLimit", "bottleneck qdisc limit [packets]", queueLimit);
     cmd.AddValue("devQueue", "bottleneck NetDevice queue size [packets] (>=1)", devQueue);
     cmd.AddValue("reverseQueueLimit", "R2->R1 device drop-tail limit [packets]", reverseQueueLimit);
@@ -698,9 +698,24 @@ main(int argc, char* argv[])
                              "MaxSize",
                              QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
     }
+    else if (queue == "codel")
+    {
+        // ns-3's defaults otherwise: Target 5 ms, Interval 100 ms, MinBytes 1500, no ECN.
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
+    }
+    else if (queue == "fq_codel")
+    {
+        // ns-3's defaults otherwise: 1024 queues, quantum = the device MTU (1500), batches of 64,
+        // perturbation 0, ECN on (the TCP flows are not ECN-capable, so CoDel drops).
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
+    }
     else
     {
-        NS_FATAL_ERROR("--queue must be red or fifo");
+        NS_FATAL_ERROR("--queue must be red, fifo, codel or fq_codel");
     }
     QueueDiscContainer qdiscs = tch.Install(bnDevs.Get(0));
     g_qdisc = qdiscs.Get(0);
