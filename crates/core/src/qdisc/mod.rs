@@ -29,6 +29,8 @@ pub mod white;
 // TSQ (Kumar 2003): PI and TSQ over PI
 pub mod pi;
 pub mod tsq;
+// PIE (RFC 8033)
+pub mod pie;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -51,6 +53,7 @@ pub use rio::{Rio, RioParams};
 pub use white::{White, WhiteFlavour, WhiteParams};
 pub use pi::{Pi, PiParams};
 pub use tsq::{Tsq, TsqParams};
+pub use pie::{Pie, PieParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,6 +258,8 @@ pub enum AnyQdisc {
     Pi(Pi),
     /// TSQ over PI (Kumar 2003).
     Tsq(Tsq),
+    /// PIE (RFC 8033).
+    Pie(Pie),
 }
 
 macro_rules! dispatch {
@@ -277,6 +282,7 @@ macro_rules! dispatch {
             AnyQdisc::Bmre($q) => $e,
             AnyQdisc::Pi($q) => $e,
             AnyQdisc::Tsq($q) => $e,
+            AnyQdisc::Pie($q) => $e,
         }
     };
 }

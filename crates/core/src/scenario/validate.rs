@@ -16,6 +16,7 @@ use crate::qdisc::{
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
 use crate::qdisc::{PiParams, TsqParams};
+use crate::qdisc::PieParams;
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -72,13 +73,16 @@ pub enum QueueSpec {
     Pi(PiParams),
     /// `kind = "tsq"`
     Tsq(TsqParams),
+    /// `kind = "pie"`
+    Pie(PieParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
-      "bmre", "pi", "tsq"];
+      "bmre", "pi", "tsq",
+      "pie"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -101,6 +105,7 @@ impl QueueSpec {
             QueueSpec::Bmre(p) => AnyQdisc::Bmre(p.validate(path, rate_bps)?),
             QueueSpec::Pi(p) => AnyQdisc::Pi(p.validate(path)?),
             QueueSpec::Tsq(p) => AnyQdisc::Tsq(p.validate(path, rate_bps)?),
+            QueueSpec::Pie(p) => AnyQdisc::Pie(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -124,6 +129,7 @@ impl QueueSpec {
             QueueSpec::Bmre(_) => "bmre",
             QueueSpec::Pi(_) => "pi",
             QueueSpec::Tsq(_) => "tsq",
+            QueueSpec::Pie(_) => "pie",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -146,6 +152,7 @@ impl QueueSpec {
             QueueSpec::Bmre(p) => serde_json::to_value(p),
             QueueSpec::Pi(p) => serde_json::to_value(p),
             QueueSpec::Tsq(p) => serde_json::to_value(p),
+            QueueSpec::Pie(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -338,6 +345,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "bmre" => Ok(QueueSpec::Bmre(params::<BmreParams>(rest, path)?.filled())),
         "pi" => Ok(QueueSpec::Pi(params(rest, path)?)),
         "tsq" => Ok(QueueSpec::Tsq(params(rest, path)?)),
+        "pie" => Ok(QueueSpec::Pie(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
