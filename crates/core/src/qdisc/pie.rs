@@ -361,7 +361,9 @@ impl Pie {
                     }
                     BurstState::InBurst => {
                         self.burst_reset += 1;
-                        let limit = (BURST_RESET_TIMEOUT_S / self.cfg.t_update.0.as_secs_f64()) as u32;
+                        // ns-3's uint32(1.5 / Tupdate.GetSeconds()), GetSeconds dividing by 1e9:
+                        // 100 for 15 ms, where 15e6 * 1e-9 would give 99.99999999999999 -> 99.
+                        let limit = (BURST_RESET_TIMEOUT_S / (self.cfg.t_update.0 .0 as f64 / 1e9)) as u32;
                         if self.burst_reset > limit {
                             self.burst_reset = 0;
                             self.burst_state = BurstState::NoBurst;
@@ -611,6 +613,39 @@ mod tests {
         let mut rfc = pie(PieParams::default());
         hold(&mut rfc, 0, 140, 100, 50, &mut rng, &mut drops);
         assert!(rfc.drop_probability() > 0.0);
+    }
+
+    #[test]
+    fn rfc_allowance_is_restored_when_congestion_is_over() {
+        // §4.4: an update with p = 0 and both delays below target/2 restores MAX_BURST.
+        let (mut rng, mut drops) = io();
+        let mut q = pie(PieParams::default());
+        q.burst_allowance = Dur::ZERO;
+        q.p = 0.01; // not over yet: p > 0
+        q.dequeue(Time(15 * MS), &mut drops);
+        assert_eq!(q.burst_allowance(), Dur::ZERO);
+        q.p = 0.0;
+        q.enqueue(DATA, Time(29 * MS), &mut rng, &mut drops);
+        q.dequeue(Time(30 * MS), &mut drops);
+        assert_eq!(q.burst_allowance(), Dur::from_millis(150));
+    }
+
+    #[test]
+    fn ns3_burst_protection_rearms_after_1_5_s_of_quiet_updates() {
+        let (mut rng, mut drops) = io();
+        let mut q = pie(PieParams { variant: PieVariant::Ns3, ..PieParams::default() });
+        q.enqueue(DATA, Time(0), &mut rng, &mut drops); // arms the allowance (state IN_BURST_PROTECTING)
+        q.dequeue(Time(MS), &mut drops);
+        assert_eq!(q.burst_state, BurstState::InBurstProtecting);
+        // Idle from here on. The 10th update (150 ms) ends the allowance and, quiet, moves to
+        // IN_BURST with burst_reset = 0; each quiet update after adds 1, and ns-3 re-arms once
+        // burst_reset > uint32(1.5 / 0.015) = 100: at the 111th update (1665 ms), not the 110th.
+        q.dequeue(Time(150 * MS), &mut drops);
+        assert_eq!(q.burst_state, BurstState::InBurst);
+        q.dequeue(Time(1650 * MS), &mut drops);
+        assert_eq!(q.burst_state, BurstState::InBurst, "re-armed after only 100 quiet updates");
+        q.dequeue(Time(1665 * MS), &mut drops);
+        assert_eq!(q.burst_state, BurstState::NoBurst);
     }
 
     #[test]
