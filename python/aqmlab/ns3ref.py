@@ -22,6 +22,7 @@ What is matched, and how (docs/validation.md discusses each point):
   simulators would show it; we compare the well-behaved RFC 6298 setting.);
 * RED: ns-3's RED is ns-2's, so aqmlab runs ``variant = "ns2"`` with the same thresholds, weight,
   max_p and mean packet size (1500 B);
+* PIE: ns-3's ``PieQueueDisc`` at its defaults, so aqmlab runs ``variant = "ns3"`` (docs/pie.md);
 * start times: drawn here once and given to both (ns-3 ``--startMode=list``);
 * UDP CBR: ns-3's OnOff application paces on payload bytes (1000 B) and sends 1030-byte frames;
   aqmlab paces on wire bytes, so it gets ``rate × 1030/1000`` and 1030-byte packets (its payload is
@@ -57,7 +58,7 @@ class MatchedScenario:
     """A dumbbell described once and rendered for both simulators."""
 
     name: str
-    queue: str  # "red" or "fifo"
+    queue: str  # "red", "fifo" or "pie"
     n_tcp: int = 10
     access_delays_ms: tuple[float, ...] = (1.0,)  # one for all, or one per TCP flow
     udp_rate_bps: float = 0.0
@@ -116,6 +117,10 @@ class MatchedScenario:
         if self.queue == "red":
             queue = {"kind": "red", "limit": self.queue_limit, "variant": "ns2", "mean_packet_size": "1500B",
                      **self.red}
+        elif self.queue == "pie":
+            # ns-3's PieQueueDisc at its defaults (dumbbell.cc sets only MaxSize): aqmlab's ns-3
+            # variant, whose other defaults are ns-3's (docs/pie.md).
+            queue = {"kind": "pie", "limit": self.queue_limit, "variant": "ns3"}
         tcp: dict[str, Any]
         if self.profile:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
@@ -219,6 +224,8 @@ SCENARIOS = {
         MatchedScenario("red_5tcp_udp", "red", n_tcp=5, udp_rate_bps=3e6),
         MatchedScenario("red_10flows_nosack", "red", sack=False),
         MatchedScenario("red_5tcp_udp_nosack", "red", n_tcp=5, udp_rate_bps=3e6, sack=False),
+        # PIE decides, not the buffer: 200 packets is 240 ms at 10 Mb/s, 16x the 15 ms target.
+        MatchedScenario("pie_10flows", "pie", queue_limit=200),
     ]
 }
 
