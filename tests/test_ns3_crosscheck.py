@@ -145,6 +145,15 @@ def test_fairness_close(compared, name: str) -> None:
 NAMED_TIMEOUT_MARKS: dict[str, pytest.MarkDecorator] = {
     "codel_10flows": pytest.mark.xfail(strict=True, reason="RTO expiries 24 : 18 per run over seeds 1-3, "
                                        "21.5 : 21.0 over seeds 1-6 (docs/codel.md)"),
+    # pie_10flows: docs/pie.md. PIE's code path (timestamp delay, CalculateP, DropEarly, burst state
+    # machine) matches ns-3 3.44's line by line, and mean queue (0.96x) and goodput (1.002x) agree;
+    # the excess is the one red_10flows shows (drops 1.17x, retransmissions 1.18x, RTOs 1.28x):
+    # with the same mean delay an integral controller drops what the TCP needs.
+    "pie_10flows": pytest.mark.xfail(strict=True, reason=(
+        "pie_10flows: 19.3 vs 13.0 RTO expiries per run over seeds 1-3 (23/16/19 : 9/17/13), outside "
+        "max(30 %, 3); over seeds 1-10 18.5 : 14.1 (1.31x). Drops 1.20x and retransmissions 1.21x at "
+        "equal goodput and mean queue, the same aqmlab-TCP excess as red_10flows (1.17x, 1.18x, RTOs 1.28x); "
+        "no PIE mismatch found")),
 }
 
 

@@ -22,6 +22,7 @@ What is matched, and how (docs/validation.md discusses each point):
   simulators would show it; we compare the well-behaved RFC 6298 setting.);
 * RED: ns-3's RED is ns-2's, so aqmlab runs ``variant = "ns2"`` with the same thresholds, weight,
   max_p and mean packet size (1500 B);
+* PIE: ns-3's ``PieQueueDisc`` at its defaults, so aqmlab runs ``variant = "ns3"`` (docs/pie.md);
 * start times: drawn here once and given to both (ns-3 ``--startMode=list``);
 * UDP CBR: ns-3's OnOff application paces on payload bytes (1000 B) and sends 1030-byte frames;
   aqmlab paces on wire bytes, so it gets ``rate × 1030/1000`` and 1030-byte packets (its payload is
@@ -57,7 +58,7 @@ class MatchedScenario:
     """A dumbbell described once and rendered for both simulators."""
 
     name: str
-    queue: str  # "red", "fifo", "codel" or "fq_codel"
+    queue: str  # "red", "fifo", "codel", "fq_codel" or "pie"
     n_tcp: int = 10
     access_delays_ms: tuple[float, ...] = (1.0,)  # one for all, or one per TCP flow
     udp_rate_bps: float = 0.0
@@ -121,6 +122,10 @@ class MatchedScenario:
         elif self.queue == "fq_codel":
             # ns-3's quantum is the device MTU, one IP packet; aqmlab's sizes include PPP's 2 bytes.
             queue = {"kind": "fq_codel", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B"}
+        elif self.queue == "pie":
+            # ns-3's PieQueueDisc at its defaults (dumbbell.cc sets only MaxSize): aqmlab's ns-3
+            # variant, whose other defaults are ns-3's (docs/pie.md).
+            queue = {"kind": "pie", "limit": self.queue_limit, "variant": "ns3"}
         tcp: dict[str, Any]
         if self.profile:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
@@ -227,6 +232,8 @@ SCENARIOS = {
         # CoDel and FQ-CoDel at ns-3's defaults, with its 1000-packet CoDel buffer for both.
         MatchedScenario("codel_10flows", "codel", queue_limit=1000),
         MatchedScenario("fq_codel_10flows", "fq_codel", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
+        # PIE decides, not the buffer: 200 packets is 240 ms at 10 Mb/s, 16x the 15 ms target.
+        MatchedScenario("pie_10flows", "pie", queue_limit=200),
     ]
 }
 

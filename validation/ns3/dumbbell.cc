@@ -5,7 +5,7 @@
 //   ...   /                              \   ...
 //   U_0 -/   (optional UDP CBR sources)   \- V_0
 //
-// * Forward bottleneck (R1 -> R2): the queue under study (FIFO or RED) is the
+// * Forward bottleneck (R1 -> R2): the queue under study (FIFO, RED or PIE) is the
 //   TrafficControl root queue disc of R1's device; that device's own
 //   DropTailQueue<Packet> is shrunk to --devQueue packets (default 1) so the
 //   qdisc holds the backlog.  No BQL (no QueueLimits object is installed).
@@ -421,7 +421,7 @@ main(int argc, char* argv[])
     std::string accessRate = "100Mbps";
     std::string accessDelays = "1";   // ms, sender side, comma list or single value
     std::string rxAccessDelays = "1"; // ms, receiver side
-    std::string queue = "red";        // red | fifo
+    std::string queue = "red";        // red | fifo | pie
     uint32_t queueLimit = 100;        // packets
     uint32_t devQueue = 1;            // packets in the bottleneck NetDevice queue
     uint32_t reverseQueueLimit = 10000;
@@ -486,7 +486,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rxAccessDelays",
                  "receiver-side access delays [ms], one value or comma list",
                  rxAccessDelays);
-    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel", queue);
+    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel | pie", queue);
     cmd.AddValue("queueLimit", "bottleneck qdisc limit [packets]", queueLimit);
     cmd.AddValue("devQueue", "bottleneck NetDevice queue size [packets] (>=1)", devQueue);
     cmd.AddValue("reverseQueueLimit", "R2->R1 device drop-tail limit [packets]", reverseQueueLimit);
@@ -713,9 +713,18 @@ main(int argc, char* argv[])
                              "MaxSize",
                              QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
     }
+    else if (queue == "pie")
+    {
+        // PIE with ns-3 3.44's defaults (Tupdate 15 ms, QueueDelayReference 15 ms,
+        // MaxBurstAllowance 150 ms, A 0.125, B 1.25, no dequeue-rate estimator, no ECN,
+        // no derandomization); only the limit comes from the command line.
+        tch.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
+    }
     else
     {
-        NS_FATAL_ERROR("--queue must be red, fifo, codel or fq_codel");
+        NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel or pie");
     }
     QueueDiscContainer qdiscs = tch.Install(bnDevs.Get(0));
     g_qdisc = qdiscs.Get(0);
@@ -1015,6 +1024,11 @@ main(int argc, char* argv[])
           << ", \"red_forced_drops\": " << MapGet(dropsAll, RedQueueDisc::FORCED_DROP)
           << ", \"overflow_drops\": " << MapGet(dropsAll, QueueDisc::INTERNAL_QUEUE_DROP);
     }
+    else if (queue == "pie")
+    {
+        o << ", \"pie_early_drops\": " << MapGet(dropsAll, PieQueueDisc::UNFORCED_DROP)
+          << ", \"overflow_drops\": " << MapGet(dropsAll, PieQueueDisc::FORCED_DROP);
+    }
     else
     {
         o << ", \"overflow_drops\": " << MapGet(dropsAll, FifoQueueDisc::LIMIT_EXCEEDED_DROP);
@@ -1042,6 +1056,11 @@ main(int argc, char* argv[])
             o << ", \"red_early_drops\": " << MapGet(dm, RedQueueDisc::UNFORCED_DROP)
               << ", \"red_forced_drops\": " << MapGet(dm, RedQueueDisc::FORCED_DROP)
               << ", \"overflow_drops\": " << MapGet(dm, QueueDisc::INTERNAL_QUEUE_DROP);
+        }
+        else if (queue == "pie")
+        {
+            o << ", \"pie_early_drops\": " << MapGet(dm, PieQueueDisc::UNFORCED_DROP)
+              << ", \"overflow_drops\": " << MapGet(dm, PieQueueDisc::FORCED_DROP);
         }
         else
         {

@@ -18,6 +18,7 @@ use super::{
 };
 use super::{PiParams, TsqParams};
 use super::{CodelParams, FqCodelParams};
+use super::PieParams;
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -104,6 +105,7 @@ pub fn catalog() -> Value {
         described::<TsqParams>(std::convert::identity),
         described::<CodelParams>(std::convert::identity),
         described::<FqCodelParams>(std::convert::identity),
+        described::<PieParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -414,6 +416,14 @@ fn entries() -> Value {
             "params": defaults::<FqCodelParams>(std::convert::identity),
             "docs": fq_codel_docs(),
         },
+        {
+            "kind": "pie",
+            "aliases": [],
+            "summary": "PIE: drop arrivals with p updated every t_update from the queue delay, p += alpha(qdelay - target) + beta(qdelay - qdelay_old), scaled down while p is small; burst allowance; docs/pie.md",
+            "source": "Pan et al., RFC 8033; ns-3 3.44 pie-queue-disc.cc",
+            "params": defaults::<PieParams>(std::convert::identity),
+            "docs": pie_docs(),
+        },
     ])
 }
 
@@ -444,6 +454,26 @@ fn fq_codel_docs() -> Value {
         m.insert(k.into(), v.into());
     }
     d
+}
+
+/// The keys of `pie`.
+fn pie_docs() -> Value {
+    json!({
+        "variant": "rfc8033 (default: RFC 8033 burst allowance, byte-based two-packet safeguard) | ns3 (ns-3 3.44 PieQueueDisc: burst state machine, p held at 0 during the allowance)",
+        "limit": "buffer: packets (integer), bytes (\"150KB\") or \"none\" (default 1000 packets, as Linux; ns-3 25p)",
+        "target": "target queue delay QDELAY_REF, > 0 (15ms)",
+        "t_update": "period of the drop-probability update T_UPDATE, > 0 (15ms)",
+        "max_burst": "burst allowance MAX_BURST: no early drops this long after congestion starts (150ms)",
+        "alpha": "weight of (qdelay - target), per second, >= 0 (0.125)",
+        "beta": "weight of (qdelay - qdelay_old), per second, >= 0 (1.25)",
+        "delay_estimator": "timestamp (default; sojourn of the last dequeued packet, ns-3 default) | dq_rate (queued bytes / measured departure rate)",
+        "dq_threshold": "bytes per departure-rate measurement cycle, >= 1 (16384B)",
+        "mean_pkt_size": "packet size of the two-packet safeguard and of ns3's byte-mode scaling, >= 1 (1000B)",
+        "cap_drop_adjustment": "cap each increase of p at 0.02 once p >= 0.1 (RFC 8033 sec. 5.5; true)",
+        "ecn": "CE-mark ECN-capable packets instead of early-dropping them while p <= mark_ecn_threshold",
+        "mark_ecn_threshold": "highest p at which ecn marks, in [0, 1] (0.1)",
+        "derandomize": "derandomized drops from the accumulated probability (RFC 8033 sec. 5.3; false)",
+    })
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub mod tsq;
 pub mod codel;
 pub mod codel_core;
 pub mod fq_codel;
+// PIE (RFC 8033)
+pub mod pie;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -57,6 +59,7 @@ pub use pi::{Pi, PiParams};
 pub use tsq::{Tsq, TsqParams};
 pub use codel::{Codel, CodelParams};
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pie::{Pie, PieParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,6 +268,8 @@ pub enum AnyQdisc {
     Codel(Codel),
     /// FQ-CoDel (RFC 8290).
     FqCodel(FqCodel),
+    /// PIE (RFC 8033).
+    Pie(Pie),
 }
 
 macro_rules! dispatch {
@@ -289,6 +294,7 @@ macro_rules! dispatch {
             AnyQdisc::Tsq($q) => $e,
             AnyQdisc::Codel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
+            AnyQdisc::Pie($q) => $e,
         }
     };
 }

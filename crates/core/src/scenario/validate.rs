@@ -17,6 +17,7 @@ use crate::qdisc::{
 };
 use crate::qdisc::{PiParams, TsqParams};
 use crate::qdisc::{CodelParams, FqCodelParams};
+use crate::qdisc::PieParams;
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -77,13 +78,16 @@ pub enum QueueSpec {
     Codel(CodelParams),
     /// `kind = "fq_codel"`
     FqCodel(FqCodelParams),
+    /// `kind = "pie"`
+    Pie(PieParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
 pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
-      "bmre", "pi", "tsq", "codel", "fq_codel"];
+      "bmre", "pi", "tsq", "codel", "fq_codel",
+      "pie"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -108,6 +112,7 @@ impl QueueSpec {
             QueueSpec::Tsq(p) => AnyQdisc::Tsq(p.validate(path, rate_bps)?),
             QueueSpec::Codel(p) => AnyQdisc::Codel(p.validate(path)?),
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(p.validate(path)?),
+            QueueSpec::Pie(p) => AnyQdisc::Pie(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -133,6 +138,7 @@ impl QueueSpec {
             QueueSpec::Tsq(_) => "tsq",
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
+            QueueSpec::Pie(_) => "pie",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -157,6 +163,7 @@ impl QueueSpec {
             QueueSpec::Tsq(p) => serde_json::to_value(p),
             QueueSpec::Codel(p) => serde_json::to_value(p),
             QueueSpec::FqCodel(p) => serde_json::to_value(p),
+            QueueSpec::Pie(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -351,6 +358,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "tsq" => Ok(QueueSpec::Tsq(params(rest, path)?)),
         "codel" => Ok(QueueSpec::Codel(params(rest, path)?)),
         "fq_codel" | "fq-codel" => Ok(QueueSpec::FqCodel(params(rest, path)?)),
+        "pie" => Ok(QueueSpec::Pie(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
