@@ -138,23 +138,11 @@ def test_fairness_close(compared, name: str) -> None:
 
 # red_10flows: before issue #10's fixes aqmlab counted 61 RTO expiries per run to ns-3's 17, because
 # its SACK sender sent nothing on the first duplicate ACKs; after them 28.7. Counting a cumulative
-# ACK that SACKs new data as a duplicate ACK (RFC 6675 §2, as ns-3 does) brought it to 21.7, inside
-# the 30 % band, so no mark remains (docs/validation.md).
-# codel_10flows: seeds 1-3 give 24 : 18 expiries per run (5.4 allowed); seeds 1-6 give 21.5 : 21.0
-# (per-run standard deviation about 4.5), so the 3-seed gap is noise, recorded as strict.
-NAMED_TIMEOUT_MARKS: dict[str, pytest.MarkDecorator] = {
-    "codel_10flows": pytest.mark.xfail(strict=True, reason="RTO expiries 24 : 18 per run over seeds 1-3, "
-                                       "21.5 : 21.0 over seeds 1-6 (docs/codel.md)"),
-    # pie_10flows: docs/pie.md. PIE's code path (timestamp delay, CalculateP, DropEarly, burst state
-    # machine) matches ns-3 3.44's line by line, and mean queue (0.96x) and goodput (1.002x) agree;
-    # the excess is the one red_10flows shows (drops 1.17x, retransmissions 1.18x, RTOs 1.28x):
-    # with the same mean delay an integral controller drops what the TCP needs.
-    "pie_10flows": pytest.mark.xfail(strict=True, reason=(
-        "pie_10flows: 19.3 vs 13.0 RTO expiries per run over seeds 1-3 (23/16/19 : 9/17/13), outside "
-        "max(30 %, 3); over seeds 1-10 18.5 : 14.1 (1.31x). Drops 1.20x and retransmissions 1.21x at "
-        "equal goodput and mean queue, the same aqmlab-TCP excess as red_10flows (1.17x, 1.18x, RTOs 1.28x); "
-        "no PIE mismatch found")),
-}
+# ACK that SACKs new data as a duplicate ACK (RFC 6675 §2, as ns-3 does) brought it to 21.7, and
+# halving ns-3's pipe rather than FlightSize (`ssthresh_from_pipe`) to 20.0 : 17.0; the same change
+# brought codel_10flows from 24 : 18 to 17.7 : 18 and pie_10flows from 19.3 : 13 to 12.3 : 13, so
+# no mark remains (docs/validation.md).
+NAMED_TIMEOUT_MARKS: dict[str, pytest.MarkDecorator] = {}
 
 
 @pytest.mark.parametrize("name", _by_name(NAMED, NAMED_TIMEOUT_MARKS))

@@ -143,6 +143,10 @@ class MatchedScenario:
                         "limited_transmit": self.limited_transmit, "timestamps": True})
             if self.ns3_reno_sack:
                 tcp["ns3_reno_sack"] = True
+            if self.sack:
+                # ns-3 halves its BytesInFlight (the RFC 6675 pipe), not FlightSize, on every
+                # reduction (docs/tcp.md); RFC 5681's FlightSize drops ~17 % more here.
+                tcp["ssthresh_from_pipe"] = True
         flows: list[dict[str, Any]] = [
             {**tcp, "start": f"{start}s", "access_delay": f"{self.access_delay(i)}ms"}
             for i, start in enumerate(self.start_times())

@@ -287,6 +287,9 @@ pub struct FlowParams {
     /// NewReno without SACK as ns-3 3.44 runs it (its emulated "Reno SACK" scoreboard).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3_reno_sack: Option<bool>,
+    /// SACK: reductions halve the RFC 6675 pipe instead of FlightSize (ns-3 3.44).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssthresh_from_pipe: Option<bool>,
     /// TCP: when the application writes again after `stop` (the connection and its state are
     /// kept; without it `stop` ends the connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]

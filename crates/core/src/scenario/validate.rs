@@ -369,7 +369,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ssthresh_from_pipe", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -377,7 +377,7 @@ const TCP_KEYS: &[&str] = &[
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -520,6 +520,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "ns3_reno_sack"), "does not model ECN (ns-3's ECN reductions are not part of it); set ecn = false");
     }
     let ns3_reno_sack = *f.ns3_reno_sack.get_or_insert(d.ns3_reno_sack && variant == TcpVariant::NewReno && !ecn);
+    if f.ssthresh_from_pipe == Some(true) && variant != TcpVariant::Sack {
+        return err(join(path, "ssthresh_from_pipe"), format!("needs variant = \"sack\" (pipe is the SACK scoreboard's; without SACK, ns3_reno_sack halves ns-3's own pipe), got {}", variant_name(variant)));
+    }
+    let ssthresh_from_pipe = *f.ssthresh_from_pipe.get_or_insert(d.ssthresh_from_pipe && variant == TcpVariant::Sack);
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -551,6 +555,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         restart_after_idle,
         keep_sack_after_timeout,
         ns3_reno_sack,
+        ssthresh_from_pipe,
         transfer_bytes,
     })
 }

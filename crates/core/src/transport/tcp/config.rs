@@ -140,6 +140,14 @@ pub struct TcpConfig {
     /// "Reno SACK" scoreboard (`reno_sack.rs`), recovery entered on `IsLost(head)` too, the head
     /// resent on every partial ACK, flags kept until a timeout. Off: RFC 6582 NewReno.
     pub ns3_reno_sack: bool,
+    /// SACK senders with Reno growth: a window reduction (fast retransmit, timeout, ECN echo)
+    /// halves the RFC 6675 pipe, the data neither SACKed nor lost plus retransmissions, with the
+    /// head counted lost at a fast retransmit, as ns-3 3.44's `TcpSocketBase` does
+    /// (`GetSsThresh(BytesInFlight())` in `EnterRecovery`, `ReTxTimeout`, `EnterCwr`). Off:
+    /// FlightSize, the data outstanding (RFC 5681 (4), RFC 6675 (4.2)). With small windows the
+    /// difference is large: at 7 segments outstanding and 3 SACKed, ssthresh is 2, not 3.5.
+    /// CUBIC and DCTCP are not affected (ns-3's reduce cwnd, not what it passes them).
+    pub ssthresh_from_pipe: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -177,6 +185,7 @@ impl Default for TcpConfig {
             restart_after_idle: false,
             keep_sack_after_timeout: false,
             ns3_reno_sack: false,
+            ssthresh_from_pipe: false,
             transfer_bytes: None,
         }
     }

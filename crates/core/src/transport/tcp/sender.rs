@@ -54,7 +54,7 @@ use super::prr::Prr;
 use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
 use super::vegas_base_rtt::VegasBaseRtt;
-use super::{FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
+use super::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
@@ -388,7 +388,7 @@ impl TcpSender {
         let acked = ack.ack - self.snd_una;
         self.observe_ack_timing(cfg, now, ack);
         // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize).
-        let window_before = self.flight_size(cfg);
+        let window_before = self.reduction_window(cfg, false);
         let dupacks_before = self.dupacks;
         let growth_acked = self.advance_una(ack.ack);
         let ece = cfg.ecn && ack.has(FLAG_ECE);
@@ -522,7 +522,7 @@ impl TcpSender {
     /// step 4, RFC 6937); `delivered` is the triggering ACK's DeliveredData for PRR.
     fn enter_recovery(&mut self, cfg: &TcpConfig, now: Time, delivered: u32, out: &mut Vec<Packet>) {
         let sack = cfg.variant == TcpVariant::Sack;
-        let window = self.flight_size(cfg);
+        let window = self.reduction_window(cfg, true);
         self.ssthresh = self.cc.loss_ssthresh(window); // RFC 5681 (4)
         self.note_window_reduced(cfg);
         self.recover = self.snd_max;
@@ -664,7 +664,7 @@ impl TcpSender {
         self.stats.timeout_wait_ns += now.0 - self.rto_armed_at.0;
         if self.rtt.backoff() == 0 {
             // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note).
-            let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.flight_size(cfg) };
+            let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.reduction_window(cfg, false) };
             self.ssthresh = self.cc.loss_ssthresh(window);
         }
         self.cc.on_timeout();
@@ -701,6 +701,24 @@ impl TcpSender {
         let inflated = self.in_recovery && cfg.recovery == Recovery::Classic && cfg.variant != TcpVariant::Sack;
         let window = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
         f64::from(self.snd_max - self.snd_una).min(window)
+    }
+
+    /// The window a reduction halves: FlightSize, or with `ssthresh_from_pipe` and Reno growth
+    /// ns-3's `BytesInFlight()` (the RFC 6675 pipe; at a fast retransmit, `head_lost`, with the
+    /// head marked lost as `EnterRecovery` does first). CUBIC and DCTCP keep FlightSize (ns-3's
+    /// own reduce cwnd; see docs/tcp-profiles.md for why aqmlab does not follow that yet).
+    fn reduction_window(&self, cfg: &TcpConfig, head_lost: bool) -> f64 {
+        if !cfg.ssthresh_from_pipe || cfg.congestion_control != CongestionControl::Reno {
+            return self.flight_size(cfg);
+        }
+        match &self.scoreboard {
+            Some(sb) => {
+                let lost_below = if head_lost { self.lost_below(cfg).max(self.snd_una + 1) } else { self.lost_below(cfg) };
+                f64::from(sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold, lost_below))
+            }
+            // Nothing SACKed yet: everything outstanding is in flight, but for a head marked lost.
+            None => f64::from((self.snd_max - self.snd_una).saturating_sub(u32::from(head_lost))),
+        }
     }
 
     /// After any window reduction with ECN on: CWR on the next new segment, and no ECN-triggered

@@ -168,6 +168,41 @@ fn sack_sends_new_data_on_the_first_duplicate_acks() {
 }
 
 #[test]
+fn ssthresh_from_pipe_halves_what_is_in_flight_not_the_window() {
+    // 1..12 outstanding at cwnd 11, then duplicates SACKing 2, 3, 4 (12 and 13 go out on the
+    // first two). At the third: 13 outstanding, 3 SACKed, the head lost, so pipe is 9. RFC 5681
+    // halves FlightSize (min(13, cwnd 11)); ns-3 3.44 halves pipe.
+    for (from_pipe, ssthresh) in [(false, 5.5), (true, 4.5)] {
+        let c = TcpConfig { initial_window: 10, ssthresh_from_pipe: from_pipe, ..cfg(TcpVariant::Sack) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &ack(1), &mut out);
+        for end in 3..=5 {
+            s.on_ack(&c, ms(101), &sack_ack(1, &[(2, end)]), &mut out);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.ssthresh(), ssthresh, "ssthresh_from_pipe = {from_pipe}");
+    }
+}
+
+#[test]
+fn ssthresh_from_pipe_at_a_timeout_leaves_out_sacked_data() {
+    // 0..10 outstanding and a receiver window of 10 (so nothing new goes out), 3 and 4 SACKed
+    // (two: not yet a loss), then the RTO: pipe 10 - 2 = 8, so ssthresh 4 rather than 10 / 2.
+    for (from_pipe, ssthresh) in [(false, 5.0), (true, 4.0)] {
+        let c = TcpConfig { initial_window: 10, max_window: 10, ssthresh_from_pipe: from_pipe, ..cfg(TcpVariant::Sack) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &sack_ack(0, &[(3, 5)]), &mut out);
+        assert!(!s.in_recovery());
+        let cwnd = s.cwnd();
+        s.on_timer(&c, ms(5000), &mut out);
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.ssthresh(), ssthresh, "ssthresh_from_pipe = {from_pipe}, cwnd {cwnd}");
+    }
+}
+
+#[test]
 fn sack_a_cumulative_ack_with_new_sack_blocks_sends_by_pipe() {
     // RFC 6675 §2: an ACK that SACKs new data is a duplicate ACK even if it moves the cumulative
     // ACK point. The common case: the receiver holds a delayed ACK for segment 1 when segment 3
