@@ -27,7 +27,9 @@ import logging
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,6 +178,8 @@ def load_sweep(sweep: SweepLike) -> Sweep:
         data, where, source = dict(sweep), None, "sweep"
     else:
         path = Path(sweep)
+        if not path.is_file():
+            raise ScenarioError(f"{path}: no such sweep file")
         data, where, source = _read_toml(path), path.parent, str(path)
     unknown = sorted(set(data) - {"base", "sweep"})
     if unknown:
@@ -344,8 +348,16 @@ def _client(scheduler: str | None, workers: int):
             return Client(scheduler, timeout="10s"), None
         except (OSError, TimeoutError, ValueError) as e:
             raise SimulationError(f"--scheduler {scheduler}: cannot connect ({e})") from None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                           silence_logs=logging.ERROR)
+    # The worker processes start with SIGINT ignored (they inherit it), so that Ctrl-C reaches this
+    # process alone, which stops them in order, instead of printing a traceback from each.
+    main_thread = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, old)
     return Client(cluster), cluster
 
 
