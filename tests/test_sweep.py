@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab import sweep as sweep_mod
+import aqmlab
+from aqmlab.sweep import load_sweep, run_complete, run_sweep
 from aqmlab.exceptions import ScenarioError
 from conftest import SMALL_TCP, run_cli
 from test_bad_input import check_one_line_error
@@ -46,7 +47,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
 
 
 def test_expansion_is_the_cartesian_product_last_key_fastest(tmp_path: Path) -> None:
-    s = sweep_mod.load_sweep(write_sweep(tmp_path, SWEEP + '"flows[0].count" = [1, 2, 3]\n'))
+    s = load_sweep(write_sweep(tmp_path, SWEEP + '"flows[0].count" = [1, 2, 3]\n'))
     assert s.keys == ["queue.max_p", "run.seed", "flows[0].count"]
     assert len(s.runs) == 12
     assert [tuple(r.params.values()) for r in s.runs[:4]] == [(0.05, 1, 1), (0.05, 1, 2), (0.05, 1, 3), (0.05, 2, 1)]
@@ -56,7 +57,7 @@ def test_expansion_is_the_cartesian_product_last_key_fastest(tmp_path: Path) -> 
     assert last["flows"][1]["kind"] == "udp-poisson"  # the rest of the base is kept
     assert len({r.run_id for r in s.runs}) == 12
     # the id is a hash of the expanded scenario alone: the same point of another grid has it too
-    other = sweep_mod.load_sweep({"base": s.runs[0].scenario, "sweep": {"run.seed": [1]}})
+    other = load_sweep({"base": s.runs[0].scenario, "sweep": {"run.seed": [1]}})
     assert other.runs[0].run_id == s.runs[0].run_id
 
 
@@ -66,13 +67,13 @@ def test_inline_base_table_and_table_values(tmp_path: Path) -> None:
     text += '\n[sweep]\n"queue" = [{ kind = "droptail", limit = 30 }, { kind = "codel" }]\n'
     path = tmp_path / "inline.toml"
     path.write_text(text)
-    s = sweep_mod.load_sweep(path)
+    s = load_sweep(path)
     assert [r.scenario["queue"] for r in s.runs] == [{"kind": "droptail", "limit": 30}, {"kind": "codel"}]
 
 
 def test_sweep_writes_one_directory_per_run_and_a_table(swept: tuple[Path, Path, str]) -> None:
     path, out, stdout = swept
-    s = sweep_mod.load_sweep(path)
+    s = load_sweep(path)
     assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(r.run_id for r in s.runs)
     assert "computed 4, reused 0" in stdout
     for run in s.runs:
@@ -98,7 +99,7 @@ def test_sweep_writes_one_directory_per_run_and_a_table(swept: tuple[Path, Path,
 
 def test_a_sweep_run_has_the_files_of_aqmlab_run(swept: tuple[Path, Path, str], tmp_path: Path) -> None:
     path, out, _ = swept
-    run = sweep_mod.load_sweep(path).runs[2]
+    run = load_sweep(path).runs[2]
     scenario = tmp_path / "one.json"
     scenario.write_text(json.dumps(run.scenario))
     single = tmp_path / "single"
@@ -118,7 +119,7 @@ def test_rerun_recomputes_only_missing_and_broken_runs(swept: tuple[Path, Path, 
     path, store, _ = swept
     out = tmp_path / "store"
     shutil.copytree(store, out)
-    ids = [r.run_id for r in sweep_mod.load_sweep(path).runs]
+    ids = [r.run_id for r in load_sweep(path).runs]
     shutil.rmtree(out / "runs" / ids[0])  # a run never written
     summary = out / "runs" / ids[3] / "summary.json"
     summary.write_bytes(summary.read_bytes()[:100])  # a run whose files were damaged
@@ -129,10 +130,10 @@ def test_rerun_recomputes_only_missing_and_broken_runs(swept: tuple[Path, Path, 
     for i in ids[1:3]:  # untouched runs were not rewritten
         assert (out / "runs" / i / "params.json").stat().st_mtime_ns == stamps[i]
     for i in (ids[0], ids[3]):
-        assert sweep_mod.run_complete(out / "runs" / i, sweep_mod.load_sweep(path).runs[ids.index(i)])
+        assert run_complete(out / "runs" / i, load_sweep(path).runs[ids.index(i)])
     assert len(pd.read_parquet(out / "sweep.parquet")) == 4
     # nothing left to do: a third run reuses everything and starts no cluster
-    outcome = sweep_mod.run_sweep(path, out=out)
+    outcome = run_sweep(path, out=out)
     assert (outcome.computed, outcome.reused, len(outcome.table)) == (0, 4, 4)
 
 
@@ -160,10 +161,26 @@ def test_bad_sweep_is_one_clear_line_and_writes_nothing(case: str, tmp_path: Pat
 
 def test_bad_sweep_file_level_errors(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"base: missing"):
-        sweep_mod.load_sweep({"sweep": {"run.seed": [1]}})
+        load_sweep({"sweep": {"run.seed": [1]}})
     with pytest.raises(ScenarioError, match=r"unknown key 'grid'.*allowed: base, sweep"):
-        sweep_mod.load_sweep({"base": {}, "sweep": {"run.seed": [1]}, "grid": {}})
+        load_sweep({"base": {}, "sweep": {"run.seed": [1]}, "grid": {}})
     with pytest.raises(ScenarioError, match=r"\[sweep\]: missing or empty"):
-        sweep_mod.load_sweep({"base": {}})
+        load_sweep({"base": {}})
     with pytest.raises(ScenarioError, match=r"nope.toml: no such scenario file"):
-        sweep_mod.load_sweep(write_sweep(tmp_path, 'base = "nope.toml"\n[sweep]\n"run.seed" = [1]\n'))
+        load_sweep(write_sweep(tmp_path, 'base = "nope.toml"\n[sweep]\n"run.seed" = [1]\n'))
+
+
+def test_python_api_on_a_running_scheduler(swept: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """`scheduler=` (the CLI's --scheduler) sends the runs to a cluster started elsewhere: here one
+    started by the test; the runs are the same as on the sweep's own LocalCluster."""
+    from distributed import LocalCluster
+
+    path, store, _ = swept
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        table = aqmlab.sweep(path, out=tmp_path / "store", scheduler=cluster.scheduler_address)
+    assert isinstance(table, pd.DataFrame) and len(table) == 4
+    assert {"queue.max_p", "run.seed", "goodput_bps", "queue_mean_sojourn_s"} <= set(table.columns)
+    for run_id in table["run_id"]:
+        for name in ("flows.csv", "timeseries.parquet"):
+            assert (tmp_path / "store" / "runs" / run_id / name).read_bytes() == \
+                (store / "runs" / run_id / name).read_bytes()

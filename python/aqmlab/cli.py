@@ -113,7 +113,7 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
     """Run the grid of SWEEP_FILE (a base scenario and a [sweep] table of key paths with lists of values) on Dask."""
     from tqdm import tqdm
 
-    from . import sweep as sweep_mod
+    from .sweep import load_sweep, params_text, run_sweep
 
     if out is not None and out.strip() == "":
         _fail("--out '': the sweep directory must not be empty; give a directory such as results/my-sweep")
@@ -134,9 +134,9 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
             bar.update(1)
 
     try:
-        loaded = sweep_mod.load_sweep(sweep_file)
+        loaded = load_sweep(sweep_file)
         try:
-            outcome = sweep_mod.run_sweep(loaded, out=out_dir, scheduler=scheduler, workers=workers,
+            outcome = run_sweep(loaded, out=out_dir, scheduler=scheduler, workers=workers,
                                           retries=retries, on_start=on_start, on_run=on_run)
         finally:
             if bar is not None:
@@ -151,7 +151,7 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
     if outcome.failed:
         run, why = outcome.failed[0]
         _fail(f"{len(outcome.failed)} of {len(loaded.runs)} runs failed (the others are kept and in "
-              f"{out_dir / 'sweep.parquet'}); first: run {run.run_id} ({sweep_mod._params_text(run)}): {why}")
+              f"{out_dir / 'sweep.parquet'}); first: run {run.run_id} ({params_text(run)}): {why}")
     if not quiet:
         click.echo(f"computed {outcome.computed}, reused {outcome.reused}; "
                    f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/")

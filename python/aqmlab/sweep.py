@@ -40,7 +40,8 @@ import pandas as pd
 from . import api
 from .exceptions import ScenarioError, SimulationError
 
-__all__ = ["Sweep", "SweepRun", "SweepOutcome", "load_sweep", "run_sweep", "sweep", "run_id"]
+__all__ = ["Sweep", "SweepRun", "SweepOutcome", "load_sweep", "run_sweep", "sweep", "run_id", "run_complete",
+           "params_text"]
 
 SweepLike = str | os.PathLike | Mapping[str, Any]
 
@@ -223,7 +224,7 @@ def load_sweep(sweep: SweepLike) -> Sweep:
                 if any(str(e).startswith(f"{_show(tokens[:n])}: unknown") for n in range(1, len(tokens) + 1)):
                     raise ScenarioError(f'{source}: [sweep] "{key}": not a key of the scenario: {e}') from None
             run = SweepRun(index, params, scenario, "")
-            raise ScenarioError(f"{source}: the run with {_params_text(run)} is not a valid scenario: {e}") from None
+            raise ScenarioError(f"{source}: the run with {params_text(run)} is not a valid scenario: {e}") from None
         runs.append(SweepRun(index, params, scenario, run_id(scenario)))
     return Sweep(source, keys, runs)
 
@@ -448,9 +449,10 @@ def sweep(
     outcome = run_sweep(sweep, out=out, scheduler=scheduler, workers=workers, retries=retries)
     if outcome.failed:
         run, why = outcome.failed[0]
-        raise SimulationError(f"{len(outcome.failed)} run(s) failed, first {run.run_id} ({_params_text(run)}): {why}")
+        raise SimulationError(f"{len(outcome.failed)} run(s) failed, first {run.run_id} ({params_text(run)}): {why}")
     return outcome.table
 
 
-def _params_text(run: SweepRun) -> str:
+def params_text(run: SweepRun) -> str:
+    """A run's values as the errors show them: ``queue.max_p = 0.1, run.seed = 2``."""
     return ", ".join(f"{k} = {json.dumps(v)}" for k, v in run.params.items())
