@@ -381,19 +381,21 @@ def run_sweep(
     todo = [r for r in loaded.runs if not run_complete(runs_dir / r.run_id, r)]
     todo = list({r.run_id: r for r in todo}.values())
     reused = len(loaded.runs) - len(todo)
-    try:
-        runs_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise SimulationError(f"--out {out}: cannot create the sweep directory ({e.strerror})") from None
-    if on_start:
-        on_start(len(todo), reused)
-    failed: list[tuple[SweepRun, str]] = []
-    if todo:
-        from distributed import as_completed
-
+    client = cluster = None
+    if todo:  # connect (or start the local cluster) before anything is written
         n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
         client, cluster = _client(scheduler, n)
+    failed: list[tuple[SweepRun, str]] = []
+    try:
         try:
+            runs_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SimulationError(f"--out {out}: cannot create the sweep directory ({e.strerror})") from None
+        if on_start:
+            on_start(len(todo), reused)
+        if client is not None:
+            from distributed import as_completed
+
             futures = {client.submit(_simulate, r.scenario, key=f"aqmlab-run-{r.run_id}", retries=retries,
                                      pure=False): r for r in todo}
             for future in as_completed(futures):
@@ -406,10 +408,11 @@ def run_sweep(
                 _store(runs_dir / run.run_id, run, files)
                 if on_run:
                     on_run()
-        finally:
+    finally:
+        if client is not None:
             client.close()
-            if cluster is not None:
-                cluster.close()
+        if cluster is not None:
+            cluster.close()
     table = _table(loaded, runs_dir)
     _write_table(table, out)
     return SweepOutcome(table, reused, len(todo) - len(failed), failed)
