@@ -4,7 +4,12 @@ files, and the combined table (docs/sweep.md)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -145,6 +150,7 @@ BAD = {
     "not a list": ('"queue.max_p" = 0.1', ['"queue.max_p"', "must be a list"]),
     "value twice": ('"run.seed" = [1, 2, 1]', ['"run.seed"', "listed twice"]),
     "not a key path": ('"queue..max_p" = [0.1]', ['"queue..max_p"', "not a key path"]),
+    "overlapping keys": ('"queue" = [{ kind = "codel" }]\n"queue.limit" = [10]', ['"queue.limit"', 'inside "queue"']),
     "path through a value": ('"queue.kind.x" = [1]', ['"queue.kind.x"', "queue.kind is a str"]),
 }
 
@@ -176,7 +182,7 @@ def test_python_api_on_a_running_scheduler(swept: tuple[Path, Path, str], tmp_pa
     from distributed import LocalCluster
 
     path, store, _ = swept
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         table = aqmlab.sweep(path, out=tmp_path / "store", scheduler=cluster.scheduler_address)
     assert isinstance(table, pd.DataFrame) and len(table) == 4
     assert {"queue.max_p", "run.seed", "goodput_bps", "queue_mean_sojourn_s"} <= set(table.columns)
@@ -184,3 +190,27 @@ def test_python_api_on_a_running_scheduler(swept: tuple[Path, Path, str], tmp_pa
         for name in ("flows.csv", "timeseries.parquet"):
             assert (tmp_path / "store" / "runs" / run_id / name).read_bytes() == \
                 (store / "runs" / run_id / name).read_bytes()
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_a_rerun_computes_the_rest(tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: one line, no traceback
+    (from the sweep or its worker processes), the runs finished so far kept and reused."""
+    (tmp_path / "tiny.toml").write_text(TINY_BASE.replace('duration = "2s"', 'duration = "60s"')
+                                        .replace("count = 4", "count = 20"))
+    path = tmp_path / "grid.toml"
+    path.write_text('base = "tiny.toml"\n[sweep]\n"run.seed" = [1, 2, 3, 4, 5, 6, 7, 8]\n')
+    out = tmp_path / "store"
+    proc = subprocess.Popen([sys.executable, "-m", "aqmlab", "sweep", str(path), "--out", str(out), "--workers", "1",
+                             "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (out / "runs").is_dir() or not any(p.name[0] != "." for p in (out / "runs").iterdir()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    check_one_line_error(subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr),
+                         ["interrupted", "kept in", "rerun the same command"])
+    kept = [p.name for p in (out / "runs").iterdir() if p.name[0] != "."]
+    assert 1 <= len(kept) < 8
+    outcome = run_sweep(path, out=out, workers=2)
+    assert (outcome.reused, outcome.computed, len(outcome.table)) == (len(kept), 8 - len(kept), 8)

@@ -209,6 +209,9 @@ def load_sweep(sweep: SweepLike) -> Sweep:
                 raise ScenarioError(f'{source}: [sweep] "{key}": the value {text} is listed twice')
             seen.add(text)
         lists.append(values)
+    for (k1, t1), (k2, t2) in itertools.permutations(zip(keys, paths), 2):
+        if t2[:len(t1)] == t1:
+            raise ScenarioError(f'{source}: [sweep] "{k2}": lies inside "{k1}", which is swept too; sweep one of them')
     for key, tokens in zip(keys, paths):  # reachable at all: checked once, before the grid
         _set(json.loads(json.dumps(base)), tokens, lists[keys.index(key)][0], key, source)
     runs = []
@@ -354,7 +357,7 @@ def _client(scheduler: str | None, workers: int):
     main_thread = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
     try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
     finally:
         if main_thread:
