@@ -214,3 +214,39 @@ def test_ctrl_c_keeps_the_finished_runs_and_a_rerun_computes_the_rest(tmp_path: 
     assert 1 <= len(kept) < 8
     outcome = run_sweep(path, out=out, workers=2)
     assert (outcome.reused, outcome.computed, len(outcome.table)) == (len(kept), 8 - len(kept), 8)
+
+
+def test_retries_rerun_a_failed_run_and_runs_failing_for_good_are_reported(swept: tuple[Path, Path, str],
+                                                                            tmp_path: Path, monkeypatch) -> None:
+    """A run that raises is retried (`retries=`); one that fails every try is reported, and the
+    other runs are stored and in the table. The workers are threads of this process here, so the
+    simulation can be replaced by one that fails its first try for max_p = 0.2."""
+    from distributed import LocalCluster
+
+    from aqmlab.exceptions import SimulationError
+
+    path, _, _ = swept
+    module = sys.modules["aqmlab.sweep"]
+    real, log = module._simulate, tmp_path / "tries.log"  # (the task is pickled: a file counts the tries)
+
+    def flaky(scenario: dict) -> dict:
+        key = f"{scenario['queue']['max_p']}/{scenario['run']['seed']}"
+        first = key not in (log.read_text().split() if log.exists() else [])
+        with open(log, "a") as f:
+            f.write(key + "\n")
+        if scenario["queue"]["max_p"] == 0.2 and first:
+            raise RuntimeError("the worker lost its disk")
+        return real(scenario)
+
+    monkeypatch.setattr(module, "_simulate", flaky)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        outcome = run_sweep(path, out=tmp_path / "a", scheduler=cluster.scheduler_address, retries=1)
+    assert (outcome.computed, len(outcome.failed), len(outcome.table)) == (4, 0, 4)
+    assert sorted(log.read_text().split()) == ["0.05/1", "0.05/2", "0.2/1", "0.2/1", "0.2/2", "0.2/2"]
+    log.unlink()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        with pytest.raises(SimulationError, match=r"2 run\(s\) failed, .*queue.max_p = 0.2.*the worker lost its disk"):
+            aqmlab.sweep(path, out=tmp_path / "b", scheduler=cluster.scheduler_address, retries=0)
+    table = pd.read_parquet(tmp_path / "b" / "sweep.parquet")
+    assert list(table["queue.max_p"]) == [0.05, 0.05]
+    assert len(list((tmp_path / "b" / "runs").iterdir())) == 2

@@ -358,7 +358,7 @@ def _client(scheduler: str | None, workers: int):
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
     try:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
+                               silence_logs=logging.CRITICAL)  # failed runs are reported by us, once
     finally:
         if main_thread:
             signal.signal(signal.SIGINT, old)
