@@ -143,7 +143,8 @@ def test_rerun_recomputes_only_missing_and_broken_runs(swept: tuple[Path, Path, 
 
 
 BAD = {
-    "unknown key path": ('"queue.max_pp" = [0.1, 0.2]', ['"queue.max_pp"', "not a key of the scenario", "queue.max_pp: unknown", "max_p"]),
+    "unknown key path": ('"queue.max_pp" = [0.1, 0.2]',
+                         ['"queue.max_pp"', "not a key of the scenario", "queue.max_pp: unknown", "max_p"]),
     "empty list": ('"queue.max_p" = []', ['"queue.max_p"', "empty"]),
     "invalid value": ('"queue.max_p" = [0.1, 1.5]', ['queue.max_p = 1.5', "queue.max_p", "(0, 1]"]),
     "list item missing": ('"flows[5].count" = [1, 2]', ['"flows[5].count"', "2 item(s)", "flows[5]"]),

@@ -278,9 +278,12 @@ def _simulate(scenario: dict[str, Any]) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in sorted(Path(d).iterdir())}
 
 
-def _check_store(out: Path) -> None:
-    if os.fspath(out).strip() == "":
-        raise SimulationError("--out '': the sweep directory must not be empty; give a directory such as results/my-sweep")
+def _check_store(out_arg: str | os.PathLike) -> None:
+    """Refuses a sweep directory that cannot be one (before anything runs)."""
+    if os.fspath(out_arg).strip() == "":
+        raise SimulationError("--out '': the sweep directory must not be empty; give a directory such as "
+                              "results/my-sweep")
+    out = Path(out_arg)
     if out.exists() and not out.is_dir():
         raise SimulationError(f"--out {out}: exists and is not a directory")
     if (out / "summary.json").exists():
@@ -378,8 +381,8 @@ def run_sweep(
     """Runs a sweep into the results store ``out``; see :func:`sweep`. ``on_start(todo, reused)``
     is called once the store has been read, ``on_run()`` after each run is stored."""
     loaded = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
-    out = Path(out)
     _check_store(out)
+    out = Path(out)
     runs_dir = out / RUNS_DIR
     todo = [r for r in loaded.runs if not run_complete(runs_dir / r.run_id, r)]
     todo = list({r.run_id: r for r in todo}.values())
