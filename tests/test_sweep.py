@@ -125,7 +125,9 @@ def test_rerun_recomputes_only_missing_and_broken_runs(swept: tuple[Path, Path, 
     out = tmp_path / "store"
     shutil.copytree(store, out)
     ids = [r.run_id for r in load_sweep(path).runs]
-    shutil.rmtree(out / "runs" / ids[0])  # a run never written
+    shutil.rmtree(out / "runs" / ids[0])  # a run whose writing crashed: only its staging directory is left
+    (out / "runs" / f".{ids[0]}.partial-999999999-x").mkdir()
+    (out / "runs" / f".{ids[0]}.partial-999999999-x" / "flows.csv").write_text("id\n")
     summary = out / "runs" / ids[3] / "summary.json"
     summary.write_bytes(summary.read_bytes()[:100])  # a run whose files were damaged
     stamps = {i: (out / "runs" / i / "params.json").stat().st_mtime_ns for i in ids[1:3]}
@@ -137,6 +139,7 @@ def test_rerun_recomputes_only_missing_and_broken_runs(swept: tuple[Path, Path, 
     for i in (ids[0], ids[3]):
         assert run_complete(out / "runs" / i, load_sweep(path).runs[ids.index(i)])
     assert len(pd.read_parquet(out / "sweep.parquet")) == 4
+    assert not [p.name for p in (out / "runs").iterdir() if p.name.startswith(".")], "staging directory left"
     # nothing left to do: a third run reuses everything and starts no cluster
     outcome = run_sweep(path, out=out)
     assert (outcome.computed, outcome.reused, len(outcome.table)) == (0, 4, 4)
