@@ -97,6 +97,67 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
 
 
 @cli.command()
+@click.argument("sweep_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "out", type=str, default=None,
+              help="Sweep directory (default: results/<sweep file name>): runs/<id>/ per run, sweep.parquet, "
+                   "sweep.csv. Runs already complete there are reused.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="A running Dask scheduler (tcp://host:8786); default: a local cluster of worker processes.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes of the local cluster (default: the CPU count).")
+@click.option("--retries", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Times a run is retried when it or its worker fails.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
+def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int | None, retries: int,
+          quiet: bool) -> None:
+    """Run the grid of SWEEP_FILE (a base scenario and a [sweep] table of key paths with lists of values) on Dask."""
+    from tqdm import tqdm
+
+    from .sweep import load_sweep, params_text, run_sweep
+
+    if out is not None and out.strip() == "":
+        _fail("--out '': the sweep directory must not be empty; give a directory such as results/my-sweep")
+    out_dir = Path("results") / sweep_file.stem if out is None else Path(out)
+    bar = None
+    done = 0
+
+    def on_start(todo: int, reused: int) -> None:
+        nonlocal bar
+        if not quiet:
+            click.echo(f"{len(loaded.runs)} runs: {reused} reused from {out_dir}, {todo} to compute")
+        bar = tqdm(total=todo, unit="run", disable=quiet or todo == 0, leave=False)
+
+    def on_run() -> None:
+        nonlocal done
+        done += 1
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        loaded = load_sweep(sweep_file)
+        try:
+            outcome = run_sweep(loaded, out=out_dir, scheduler=scheduler, workers=workers,
+                                          retries=retries, on_start=on_start, on_run=on_run)
+        finally:
+            if bar is not None:
+                bar.close()
+    except AqmlabError as e:
+        _fail(str(e))
+        return
+    except KeyboardInterrupt:
+        _fail(f"interrupted; {done} run(s) finished in this session are kept in {out_dir / 'runs'}; "
+              f"rerun the same command to compute the rest")
+        return
+    if outcome.failed:
+        run, why = outcome.failed[0]
+        _fail(f"{len(outcome.failed)} of {len(loaded.runs)} runs failed (the others are kept and in "
+              f"{out_dir / 'sweep.parquet'}); first: run {run.run_id} ({params_text(run)}): {why}")
+    if not quiet:
+        click.echo(f"computed {outcome.computed}, reused {outcome.reused}; "
+                   f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/")
+
+
+@cli.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--show", is_flag=True, help="Print the scenario with every default filled in (JSON).")
 def validate(scenario: Path, show: bool) -> None:

@@ -1,0 +1,467 @@
+"""Parameter sweeps (DESIGN §7): a grid of runs on Dask, with a results store that resumes.
+
+A sweep file is a base scenario and a ``[sweep]`` table of key paths with lists of values; the
+runs are the cartesian product of the lists (docs/sweep.md). Every run is expanded and validated
+before anything runs. The runs go to a Dask cluster (a ``LocalCluster`` of worker processes, or a
+running scheduler's address); each finished run is written by the client, atomically, to
+``OUT/runs/<id>/`` where ``<id>`` is a short hash of the expanded scenario: the files
+``aqmlab run --out DIR --no-plot`` writes, byte for byte (``wall_seconds`` aside), plus
+``params.json`` with the swept values and a checksum of every file. A rerun into the same ``OUT``
+reuses every run whose directory is complete and computes the others. At the end ``sweep.parquet``
+and ``sweep.csv`` hold one row per run: its parameters and summary numbers.
+
+>>> s = load_sweep({"base": {"run": {"duration": "1s"},
+...                          "topology": {"bottleneck": {"rate": "10Mbps"}},
+...                          "flows": [{"kind": "tcp"}]},
+...                 "sweep": {"flows[0].count": [1, 2], "run.seed": [1, 2, 3]}})
+>>> [tuple(r.params.values()) for r in s.runs]
+[(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import tempfile
+import threading
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+
+from . import api
+from .exceptions import ScenarioError, SimulationError
+
+__all__ = ["Sweep", "SweepRun", "SweepOutcome", "load_sweep", "run_sweep", "sweep", "run_id", "run_complete",
+           "params_text"]
+
+SweepLike = str | os.PathLike | Mapping[str, Any]
+
+RUNS_DIR = "runs"
+PARAMS_FILE = "params.json"
+TABLE_FILES = ("sweep.parquet", "sweep.csv")
+
+# Summary numbers copied into the combined table: the aggregate, and the forward bottleneck's queue.
+_AGGREGATE_KEYS = ("goodput_bps", "forward_goodput_bps", "jain_index", "flows")
+_QUEUE_KEYS = ("arrivals", "drops", "drops_early", "drops_forced", "drops_overflow", "marks", "drop_rate",
+               "mean_len_packets", "mean_len_bytes", "mean_sojourn_s", "p99_sojourn_s", "utilization")
+_FLOW_SUMS = ("retransmits", "timeouts")
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """One point of the grid."""
+
+    index: int
+    params: dict[str, Any]  # sweep key path → value, in the [sweep] table's order
+    scenario: dict[str, Any]  # the base with the values set
+    run_id: str  # short hash of `scenario`: the run's directory name
+
+
+@dataclass
+class Sweep:
+    """A sweep file, expanded and validated."""
+
+    source: str  # the file's name (or "sweep" for a dict), as errors name it
+    keys: list[str]
+    runs: list[SweepRun]
+
+
+@dataclass
+class SweepOutcome:
+    """What :func:`run_sweep` did."""
+
+    table: pd.DataFrame
+    reused: int
+    computed: int
+    failed: list[tuple[SweepRun, str]] = field(default_factory=list)
+
+
+def run_id(scenario: Mapping[str, Any]) -> str:
+    """The first 12 hex digits of the SHA-256 of the scenario as canonical JSON (sorted keys).
+
+    >>> run_id({"run": {"duration": "1s"}}) == run_id({"run": {"duration": "1s"}})
+    True
+    """
+    text = json.dumps(scenario, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+# ---- the sweep file ----
+
+_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)")
+
+
+def _parse_key(key: str, source: str) -> list[str | int]:
+    """``"flows[0].count"`` → ``["flows", 0, "count"]``."""
+    tokens: list[str | int] = []
+    for part in key.split("."):
+        m = _SEGMENT.fullmatch(part)
+        if not m:
+            raise ScenarioError(f'{source}: [sweep] "{key}": not a key path; write table keys joined by dots '
+                                f'and list items as [i], e.g. "queue.max_p" or "flows[0].count"')
+        tokens.append(m.group(1))
+        tokens.extend(int(i) for i in re.findall(r"\d+", m.group(2)))
+    return tokens
+
+
+def _show(tokens: list[str | int]) -> str:
+    return "".join(f"[{t}]" if isinstance(t, int) else (f".{t}" if i else t) for i, t in enumerate(tokens))
+
+
+def _set(scenario: dict[str, Any], tokens: list[str | int], value: Any, key: str, source: str) -> None:
+    """Sets the value at a key path; a missing table on the way is created (the scenario's
+    validation then says whether it may exist), a missing list item is an error."""
+    cur: Any = scenario
+    for i, tok in enumerate(tokens):
+        last = i == len(tokens) - 1
+        where = _show(tokens[:i]) or "the scenario"
+        if isinstance(tok, int):
+            if not isinstance(cur, list):
+                raise ScenarioError(f'{source}: [sweep] "{key}": {where} is not a list in the base scenario')
+            if tok >= len(cur):
+                raise ScenarioError(f'{source}: [sweep] "{key}": {where} has {len(cur)} item(s) in the base '
+                                    f'scenario, so there is no {_show(tokens[:i + 1])}')
+        elif not isinstance(cur, dict):
+            raise ScenarioError(f'{source}: [sweep] "{key}": {where} is a {type(cur).__name__} in the base '
+                                f'scenario, not a table')
+        if last:
+            cur[tok] = value
+        else:
+            if isinstance(cur, dict) and tok not in cur:
+                if isinstance(tokens[i + 1], int):
+                    raise ScenarioError(f'{source}: [sweep] "{key}": the base scenario has no {_show(tokens[:i + 1])}')
+                cur[tok] = {}
+            cur = cur[tok]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    text = api._read_text(path)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+
+
+def _load_base(spec: Any, where: Path | None, source: str) -> dict[str, Any]:
+    if isinstance(spec, Mapping):
+        return api._plain(spec, "")
+    if not isinstance(spec, (str, os.PathLike)):
+        raise ScenarioError(f"{source}: base must be a table (the scenario) or a path to a scenario file, "
+                            f"got {type(spec).__name__}")
+    path = Path(spec)
+    if where is not None and not path.is_absolute():
+        path = where / path
+    if path.suffix.lower() == ".json":
+        text, _ = api.load_scenario(path)
+        return json.loads(text)
+    return _read_toml(path)
+
+
+def load_sweep(sweep: SweepLike) -> Sweep:
+    """Reads a sweep file (or a dict with its keys), expands it and validates every run.
+
+    Raises
+    ------
+    ScenarioError
+        one line naming the sweep file and the sweep key; for a run that is not a valid scenario,
+        also the run's values and the scenario's key path with what is allowed.
+    """
+    if isinstance(sweep, Mapping):
+        data, where, source = dict(sweep), None, "sweep"
+    else:
+        path = Path(sweep)
+        if not path.is_file():
+            raise ScenarioError(f"{path}: no such sweep file")
+        data, where, source = _read_toml(path), path.parent, str(path)
+    unknown = sorted(set(data) - {"base", "sweep"})
+    if unknown:
+        raise ScenarioError(f"{source}: unknown key {unknown[0]!r} at the top level; allowed: base, sweep")
+    if "base" not in data:
+        raise ScenarioError(f'{source}: base: missing; give the scenario as a [base] table or base = "file.toml"')
+    grid = data.get("sweep")
+    if not isinstance(grid, Mapping) or not grid:
+        raise ScenarioError(f'{source}: [sweep]: missing or empty; give key paths with lists of values, '
+                            f'e.g. "queue.max_p" = [0.05, 0.1]')
+    base = _load_base(data["base"], where, source)
+    keys = list(grid)
+    paths, lists = [], []
+    for key in keys:
+        values = grid[key]
+        paths.append(_parse_key(key, source))
+        if not isinstance(values, list):
+            raise ScenarioError(f'{source}: [sweep] "{key}": must be a list of values, got {_cell(values)!r}')
+        if not values:
+            raise ScenarioError(f'{source}: [sweep] "{key}": the list is empty; give at least one value')
+        values = api._plain(values, key)
+        seen: set[str] = set()
+        for v in values:
+            text = json.dumps(v, sort_keys=True)
+            if text in seen:
+                raise ScenarioError(f'{source}: [sweep] "{key}": the value {text} is listed twice')
+            seen.add(text)
+        lists.append(values)
+    for (k1, t1), (k2, t2) in itertools.permutations(zip(keys, paths), 2):
+        if t2[:len(t1)] == t1:
+            raise ScenarioError(f'{source}: [sweep] "{k2}": lies inside "{k1}", which is swept too; sweep one of them')
+    for key, tokens in zip(keys, paths):  # reachable at all: checked once, before the grid
+        _set(json.loads(json.dumps(base)), tokens, lists[keys.index(key)][0], key, source)
+    runs = []
+    for index, combo in enumerate(itertools.product(*lists)):
+        scenario = json.loads(json.dumps(base))
+        for key, tokens, value in zip(keys, paths, combo):
+            _set(scenario, tokens, value, key, source)
+        params = dict(zip(keys, combo))
+        try:
+            api.validate(scenario)
+        except ScenarioError as e:
+            for key, tokens in zip(keys, paths):
+                if any(str(e).startswith(f"{_show(tokens[:n])}: unknown") for n in range(1, len(tokens) + 1)):
+                    raise ScenarioError(f'{source}: [sweep] "{key}": not a key of the scenario: {e}') from None
+            run = SweepRun(index, params, scenario, "")
+            raise ScenarioError(f"{source}: the run with {params_text(run)} is not a valid scenario: {e}") from None
+        runs.append(SweepRun(index, params, scenario, run_id(scenario)))
+    return Sweep(source, keys, runs)
+
+
+# ---- the results store ----
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def run_complete(run_dir: Path, run: SweepRun) -> bool:
+    """Whether ``run_dir`` holds the finished run: its ``params.json`` names the run and every file
+    it lists is there with the recorded checksum."""
+    try:
+        meta = json.loads((run_dir / PARAMS_FILE).read_text())
+        if meta.get("run_id") != run.run_id or "summary.json" not in meta.get("files", {}):
+            return False
+        return all(_sha256(run_dir / name) == digest for name, digest in meta["files"].items())
+    except (OSError, ValueError, AttributeError, TypeError):
+        return False
+
+
+def _store(run_dir: Path, run: SweepRun, files: dict[str, bytes]) -> None:
+    """Writes a run's files and its params.json into ``run_dir`` at once (staged, then renamed)."""
+    from .output import staged_results_dir
+
+    if run_dir.exists():  # an incomplete run (complete ones are not recomputed)
+        shutil.rmtree(run_dir)
+    with staged_results_dir(run_dir) as tmp:
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        meta = {"run_id": run.run_id, "params": run.params, "aqmlab": api._native.version(),
+                "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}}
+        (tmp / PARAMS_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def _simulate(scenario: dict[str, Any]) -> dict[str, bytes]:
+    """On a worker: runs the scenario and returns the results directory's files (``--no-plot``)."""
+    from .output import write_results
+
+    result = api.run(scenario)
+    with tempfile.TemporaryDirectory(prefix="aqmlab-sweep-") as d:
+        write_results(result, Path(d), plot=False)
+        return {p.name: p.read_bytes() for p in sorted(Path(d).iterdir())}
+
+
+def _check_store(out_arg: str | os.PathLike) -> None:
+    """Refuses a sweep directory that cannot be one (before anything runs)."""
+    if os.fspath(out_arg).strip() == "":
+        raise SimulationError("--out '': the sweep directory must not be empty; give a directory such as "
+                              "results/my-sweep")
+    out = Path(out_arg)
+    if out.exists() and not out.is_dir():
+        raise SimulationError(f"--out {out}: exists and is not a directory")
+    if (out / "summary.json").exists():
+        raise SimulationError(f"--out {out}: holds a single run's results; give a new directory or an earlier "
+                              f"sweep's")
+    probe = out.resolve()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise SimulationError(f"--out {out}: directory is not writable")
+
+
+# ---- the combined table ----
+
+def _cell(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
+
+
+def _row(run: SweepRun, summary: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"run_id": run.run_id}
+    row.update({k: _cell(v) for k, v in run.params.items()})
+    agg = summary["aggregate"]
+    row.update({k: agg.get(k) for k in _AGGREGATE_KEYS})
+    queue = next(q for q in summary["queues"] if q["name"] == "bottleneck")
+    row["queue_kind"] = queue["kind"]
+    row.update({f"queue_{k}": queue.get(k) for k in _QUEUE_KEYS})
+    for k in _FLOW_SUMS:
+        row[k] = sum(f.get(k) or 0 for f in summary["flows"])
+    row["seed"] = summary["seed"]
+    row["events"] = summary["events"]
+    row["wall_seconds"] = summary["wall_seconds"]
+    return row
+
+
+def _table(sweep: Sweep, runs_dir: Path) -> pd.DataFrame:
+    rows = []
+    for run in sweep.runs:
+        summary_path = runs_dir / run.run_id / "summary.json"
+        if run_complete(runs_dir / run.run_id, run):
+            rows.append(_row(run, json.loads(summary_path.read_text())))
+    df = pd.DataFrame(rows)
+    for key in sweep.keys:  # a column mixing types (100 and "150KB") is stored as text
+        types = {type(v) for v in df[key]} if key in df else set()
+        if len(types) > 1 and not types <= {int, float}:
+            df[key] = df[key].astype(str)
+    return df
+
+
+def _write_table(df: pd.DataFrame, out: Path) -> None:
+    for name in TABLE_FILES:
+        tmp = out / f".{name}.partial-{os.getpid()}"
+        if name.endswith(".parquet"):
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
+        os.replace(tmp, out / name)
+
+
+# ---- running ----
+
+def _client(scheduler: str | None, workers: int):
+    """A Dask client: of the scheduler at ``scheduler``, or of a new LocalCluster of processes."""
+    from distributed import Client, LocalCluster
+
+    for name in ("distributed", "distributed.worker", "distributed.nanny", "distributed.scheduler"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SimulationError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+    # The worker processes start with SIGINT ignored (they inherit it), so that Ctrl-C reaches this
+    # process alone, which stops them in order, instead of printing a traceback from each.
+    main_thread = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.CRITICAL)  # failed runs are reported by us, once
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, old)
+    return Client(cluster), cluster
+
+
+def run_sweep(
+    sweep: SweepLike | Sweep,
+    *,
+    out: str | os.PathLike,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    retries: int = 1,
+    on_start: Callable[[int, int], None] | None = None,
+    on_run: Callable[[], None] | None = None,
+) -> SweepOutcome:
+    """Runs a sweep into the results store ``out``; see :func:`sweep`. ``on_start(todo, reused)``
+    is called once the store has been read, ``on_run()`` after each run is stored."""
+    loaded = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
+    _check_store(out)
+    out = Path(out)
+    runs_dir = out / RUNS_DIR
+    todo = [r for r in loaded.runs if not run_complete(runs_dir / r.run_id, r)]
+    todo = list({r.run_id: r for r in todo}.values())
+    reused = len(loaded.runs) - len(todo)
+    client = cluster = None
+    if todo:  # connect (or start the local cluster) before anything is written
+        n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+        client, cluster = _client(scheduler, n)
+    failed: list[tuple[SweepRun, str]] = []
+    try:
+        try:
+            runs_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SimulationError(f"--out {out}: cannot create the sweep directory ({e.strerror})") from None
+        if on_start:
+            on_start(len(todo), reused)
+        if client is not None:
+            from distributed import as_completed
+
+            futures = {client.submit(_simulate, r.scenario, key=f"aqmlab-run-{r.run_id}", retries=retries,
+                                     pure=False): r for r in todo}
+            for future in as_completed(futures):
+                run = futures[future]
+                try:
+                    files = future.result()
+                except Exception as e:  # noqa: BLE001 - a failed run is reported, the others go on
+                    failed.append((run, f"{type(e).__name__}: {e}".splitlines()[0]))
+                    continue
+                _store(runs_dir / run.run_id, run, files)
+                if on_run:
+                    on_run()
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    table = _table(loaded, runs_dir)
+    _write_table(table, out)
+    return SweepOutcome(table, reused, len(todo) - len(failed), failed)
+
+
+def sweep(
+    sweep: SweepLike,
+    *,
+    out: str | os.PathLike,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    retries: int = 1,
+) -> pd.DataFrame:
+    """Runs a parameter sweep on Dask and returns the combined table (one row per finished run).
+
+    Parameters
+    ----------
+    sweep : path or dict
+        A sweep file (TOML: ``base`` and ``[sweep]``, docs/sweep.md), or a dict with the same keys.
+    out : path
+        The results store: ``runs/<id>/`` per run, ``sweep.parquet`` and ``sweep.csv``. Runs
+        already complete there are reused, not recomputed.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``tcp://host:8786``); default: a LocalCluster.
+    workers : int, optional
+        Worker processes of the LocalCluster (default: the CPU count, at most one per run).
+    retries : int
+        Times Dask retries a run whose worker failed or died.
+
+    Raises
+    ------
+    ScenarioError
+        for a bad sweep file or a run that is not a valid scenario, before anything runs.
+    SimulationError
+        when some runs failed (the others are stored and in ``sweep.parquet``).
+    """
+    outcome = run_sweep(sweep, out=out, scheduler=scheduler, workers=workers, retries=retries)
+    if outcome.failed:
+        run, why = outcome.failed[0]
+        raise SimulationError(f"{len(outcome.failed)} run(s) failed, first {run.run_id} ({params_text(run)}): {why}")
+    return outcome.table
+
+
+def params_text(run: SweepRun) -> str:
+    """A run's values as the errors show them: ``queue.max_p = 0.1, run.seed = 2``."""
+    return ", ".join(f"{k} = {json.dumps(v)}" for k, v in run.params.items())
