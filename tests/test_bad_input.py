@@ -51,6 +51,8 @@ CASES = {
                                      ["flows[0].delay_hint", "line 22", 'string "high"', "expected an integer"]),
     "string where a number goes": (("max_p = 0.1", 'max_p = "0.1"'),
                                    ["queue.max_p", "line 15", 'string "0.1"', "expected a number"]),
+    "ssthresh_from_pipe without SACK": (('start_jitter = "500ms"', 'start_jitter = "500ms"\nssthresh_from_pipe = true'),
+                                        ["flows[0].ssthresh_from_pipe", "line 22", 'variant = \"sack\"', "newreno"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),
