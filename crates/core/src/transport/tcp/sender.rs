@@ -387,11 +387,12 @@ impl TcpSender {
                   out: &mut Vec<Packet>) {
         let acked = ack.ack - self.snd_una;
         self.observe_ack_timing(cfg, now, ack);
-        // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize).
-        let window_before = self.reduction_window(cfg, false);
+        let ece = cfg.ecn && ack.has(FLAG_ECE);
+        // The window in use before this ACK, for an ECN cut (see the module doc on FlightSize);
+        // only an echo needs it, and with `ssthresh_from_pipe` it walks the scoreboard.
+        let window_before = if ece { self.reduction_window(cfg, false) } else { 0.0 };
         let dupacks_before = self.dupacks;
         let growth_acked = self.advance_una(ack.ack);
-        let ece = cfg.ecn && ack.has(FLAG_ECE);
         self.cc.observe_ack(acked, ece, self.snd_una, self.snd_max);
         // RFC 6675 §5: a cumulative ACK resets DupAcks; if it also carries new SACK information
         // it is a duplicate ACK (§2) and counts one, and IsLost(HighACK + 1) starts recovery.
