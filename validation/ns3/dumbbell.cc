@@ -692,39 +692,28 @@ main(int argc, char* argv[])
                              "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
                              "LinkDelay", TimeValue(MilliSeconds(bottleneckDelayMs)));
     }
-    else if (queue == "fifo")
-    {
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
-    }
-    else if (queue == "codel")
-    {
-        // ns-3's defaults otherwise: Target 5 ms, Interval 100 ms, MinBytes 1500, no ECN.
-        tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
-    }
-    else if (queue == "fq_codel")
-    {
-        // ns-3's defaults otherwise: 1024 queues, quantum = the device MTU (1500), batches of 64,
-        // perturbation 0, ECN on (the TCP flows are not ECN-capable, so CoDel drops).
-        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
-    }
-    else if (queue == "pie")
-    {
-        // PIE with ns-3 3.44's defaults (Tupdate 15 ms, QueueDelayReference 15 ms,
-        // MaxBurstAllowance 150 ms, A 0.125, B 1.25, no dequeue-rate estimator, no ECN,
-        // no derandomization); only the limit comes from the command line.
-        tch.SetRootQueueDisc("ns3::PieQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
-    }
     else
     {
-        NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel or pie");
+        // The others at ns-3's own defaults; only the limit comes from the command line.
+        // CoDel: Target 5 ms, Interval 100 ms, MinBytes 1500, no ECN. FQ-CoDel: 1024 queues,
+        // quantum = the device MTU (1500), batches of 64, perturbation 0, ECN on (the TCP flows
+        // are not ECN-capable, so CoDel drops). PIE: Tupdate 15 ms, QueueDelayReference 15 ms,
+        // MaxBurstAllowance 150 ms, A 0.125, B 1.25, no dequeue-rate estimator, no ECN, no
+        // derandomization.
+        const std::map<std::string, std::string> limitOnly = {
+            {"fifo", "ns3::FifoQueueDisc"},
+            {"codel", "ns3::CoDelQueueDisc"},
+            {"fq_codel", "ns3::FqCoDelQueueDisc"},
+            {"pie", "ns3::PieQueueDisc"},
+        };
+        auto it = limitOnly.find(queue);
+        if (it == limitOnly.end())
+        {
+            NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel or pie");
+        }
+        tch.SetRootQueueDisc(it->second,
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queueLimit)));
     }
     QueueDiscContainer qdiscs = tch.Install(bnDevs.Get(0));
     g_qdisc = qdiscs.Get(0);
