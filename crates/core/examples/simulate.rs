@@ -10,5 +10,5 @@ fn main() {
     let start = std::time::Instant::now();
     let out = simulate(&sc, None, |_| true).expect("simulation");
     let wall = start.elapsed().as_secs_f64();
-    println!("{} events in {wall:.3} s ({:.2} M events/s)", out.events, out.events as f64 / wall / 1e6);
+    println!("{} events in {wall:.5} s ({:.2} M events/s)", out.events, out.events as f64 / wall / 1e6);
 }

@@ -63,6 +63,8 @@ impl QuadHeap {
         self.v[i] = e;
     }
 
+    /// Removes the minimum. The last entry is sifted down from the root: each level takes the
+    /// least of up to four children, scanned as one slice so there is one bounds check a level.
     fn pop(&mut self) -> Option<Entry> {
         let last = self.v.pop()?;
         if self.v.is_empty() {
@@ -76,17 +78,21 @@ impl QuadHeap {
             if first >= n {
                 break;
             }
-            let mut best = first;
-            for c in first + 1..(first + ARITY).min(n) {
-                if self.v[c].before(&self.v[best]) {
+            let kids = &self.v[first..(first + ARITY).min(n)];
+            let mut best = 0;
+            let mut best_key = kids[0].key;
+            for (c, kid) in kids.iter().enumerate().skip(1) {
+                let k = kid.key;
+                if k < best_key {
                     best = c;
+                    best_key = k;
                 }
             }
-            if !self.v[best].before(&last) {
+            if best_key >= last.key {
                 break;
             }
-            self.v[i] = self.v[best];
-            i = best;
+            self.v[i] = kids[best];
+            i = first + best;
         }
         self.v[i] = last;
         Some(top)
