@@ -27,6 +27,7 @@ use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{RttHintSource, TcpReceiver, TcpSender, TcpSenderStats};
 use crate::transport::tfrc::{self, TfrcReceiver, TfrcSender};
 use super::edge_rtt::EdgeRttMonitor;
+use super::link_rate::LinkRate;
 use rand::Rng as _;
 use std::collections::VecDeque;
 
@@ -58,20 +59,20 @@ enum Event {
 /// The far end of a folded access link: when it is free again and its rate and delay.
 #[derive(Clone, Copy)]
 struct Access {
-    rate_bps: f64,
+    rate: LinkRate,
     delay: Dur,
     free_at: Time,
 }
 
 impl Access {
     fn new(l: &LinkSpec) -> Access {
-        Access { rate_bps: l.rate_bps, delay: l.delay, free_at: Time::ZERO }
+        Access { rate: LinkRate::new(l.rate_bps), delay: l.delay, free_at: Time::ZERO }
     }
     /// Pushes a packet that enters the link at `now`; returns when it reaches the far end.
     #[inline]
     fn pass(&mut self, now: Time, size: u32) -> Time {
         let start = now.max(self.free_at);
-        self.free_at = start + Dur::transmission(size, self.rate_bps);
+        self.free_at = start + self.rate.transmission(size);
         self.free_at + self.delay
     }
 }
@@ -181,7 +182,7 @@ struct Bottleneck {
     rng: Rng,
     loss: f64,
     loss_rng: Rng,
-    rate_bps: f64,
+    rate: LinkRate,
     delay: Dur,
     /// When the transmission in progress ends (in the past when the link is idle).
     busy_until: Time,
@@ -345,7 +346,7 @@ impl<'s> World<'s> {
             rng: stream(sc.seed, StreamId::Queue(dir as u32)),
             loss,
             loss_rng: stream(sc.seed, StreamId::LinkLoss(dir as u32)),
-            rate_bps: sc.bottleneck.rate_bps,
+            rate: LinkRate::new(sc.bottleneck.rate_bps),
             delay: sc.bottleneck.delay,
             busy_until: Time::ZERO,
             tx_done_pending: false,
@@ -687,7 +688,7 @@ impl<'s> World<'s> {
             return;
         };
         link.idle_reported = false;
-        let tx = Dur::transmission(pkt.size, link.rate_bps);
+        let tx = link.rate.transmission(pkt.size);
         let end = now + tx;
         link.busy_until = end;
         link.monitor.on_transmit(now, tx.0, self.sc.duration);

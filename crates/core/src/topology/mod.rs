@@ -2,5 +2,6 @@
 
 pub mod dumbbell;
 pub mod edge_rtt;
+pub mod link_rate;
 
 pub use dumbbell::{RunError, TimeSeries, World};
