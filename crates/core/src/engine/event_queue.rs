@@ -42,6 +42,23 @@ impl Entry {
 
 const ARITY: usize = 4;
 
+/// The position and key of the least of one node's children (one to four of them). With all four
+/// it is a two-round tournament, whose two first comparisons do not wait for each other.
+#[inline]
+fn least(kids: &[Entry]) -> (usize, u128) {
+    let pick = |a: (usize, u128), b: (usize, u128)| if b.1 < a.1 { b } else { a };
+    if let [k0, k1, k2, k3] = kids {
+        let left = pick((0, k0.key), (1, k1.key));
+        let right = pick((2, k2.key), (3, k3.key));
+        return pick(left, right);
+    }
+    let mut best = (0, kids[0].key);
+    for (c, kid) in kids.iter().enumerate().skip(1) {
+        best = pick(best, (c, kid.key));
+    }
+    best
+}
+
 /// The heap proper, over `Entry`s.
 #[derive(Default)]
 struct QuadHeap {
@@ -79,15 +96,7 @@ impl QuadHeap {
                 break;
             }
             let kids = &self.v[first..(first + ARITY).min(n)];
-            let mut best = 0;
-            let mut best_key = kids[0].key;
-            for (c, kid) in kids.iter().enumerate().skip(1) {
-                let k = kid.key;
-                if k < best_key {
-                    best = c;
-                    best_key = k;
-                }
-            }
+            let (best, best_key) = least(kids);
             if best_key >= last.key {
                 break;
             }
