@@ -239,5 +239,24 @@ mod tests {
             let got: Vec<(u64, usize)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
             proptest::prop_assert_eq!(got, expected);
         }
+
+        /// As the simulator uses it: pops interleaved with schedules at or after the clock.
+        #[test]
+        fn interleaved_schedules_and_pops_keep_the_order(ops in proptest::collection::vec((0u64..40, 0usize..3), 1..400)) {
+            let mut q = EventQueue::with_capacity(0);
+            let mut model: Vec<(u64, usize)> = Vec::new(); // (time, insertion number), kept sorted
+            for (i, &(ahead, pops)) in ops.iter().enumerate() {
+                let at = q.now().0 + ahead;
+                q.schedule(Time(at), i);
+                model.push((at, i));
+                model.sort();
+                for _ in 0..pops.min(model.len()) {
+                    let want = model.remove(0);
+                    let (t, e) = q.pop().expect("the model says one is pending");
+                    proptest::prop_assert_eq!((t.0, e), want);
+                }
+            }
+            proptest::prop_assert_eq!(q.len(), model.len());
+        }
     }
 }
