@@ -4,6 +4,13 @@
 //!
 //! Equal-time events leave in insertion order, so runs repeat exactly. Cancellation is lazy:
 //! components keep generation numbers or deadlines and ignore stale events when they fire.
+//!
+//! Beside the heap, a queue can have *lanes*: FIFOs for a stream of events whose times mostly
+//! do not decrease (the deliveries behind one link). An event that is not earlier than its lane's
+//! last goes to the back of the lane, O(1); any other goes to the heap. `pop` takes the least key
+//! among the heap's top and the lanes' fronts, so the order is the heap-only order exactly.
+
+use std::collections::VecDeque;
 
 use super::time::Time;
 
@@ -125,12 +132,26 @@ pub struct EventQueue<E> {
     next_seq: u64,
     now: Time,
     popped: u64,
+    /// Each lane's events in key order (see the module comment).
+    lanes: Vec<VecDeque<(u128, E)>>,
+}
+
+/// Where the earliest pending event is.
+enum Source {
+    Heap,
+    Lane(usize),
 }
 
 impl<E> EventQueue<E> {
     /// An empty queue at time zero with room for `capacity` pending events.
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_lanes(capacity, 0)
+    }
+
+    /// An empty queue with `lanes` lanes (numbered from 0) for [`EventQueue::schedule_in_lane`].
+    pub fn with_lanes(capacity: usize, lanes: usize) -> Self {
         EventQueue {
+            lanes: (0..lanes).map(|_| VecDeque::with_capacity(capacity.min(1024))).collect(),
             heap: QuadHeap { v: Vec::with_capacity(capacity) },
             slab: Vec::with_capacity(capacity),
             free: Vec::new(),
@@ -157,15 +178,53 @@ impl<E> EventQueue<E> {
         self.next_seq += 1;
     }
 
+    /// Schedules `event` at `at` like [`EventQueue::schedule`], at the back of `lane` when that
+    /// keeps the lane in order (O(1)), in the heap otherwise. The pop order is the same either way.
+    #[inline]
+    pub fn schedule_in_lane(&mut self, lane: usize, at: Time, event: E) {
+        debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        let key = order_key(at, self.next_seq);
+        let l = &mut self.lanes[lane];
+        if l.back().is_none_or(|(last, _)| *last < key) {
+            l.push_back((key, event));
+            self.next_seq += 1;
+        } else {
+            self.schedule(at, event);
+        }
+    }
+
+    /// The least pending key and where it is.
+    #[inline]
+    fn earliest(&self) -> (u128, Source) {
+        let mut best = (self.heap.peek().map_or(u128::MAX, |e| e.key), Source::Heap);
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if let Some(&(key, _)) = lane.front() {
+                if key < best.0 {
+                    best = (key, Source::Lane(i));
+                }
+            }
+        }
+        best
+    }
+
     /// Removes the earliest event and advances the clock to it. O(log n).
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
-        let (at, slot) = (e.at(), e.slot);
+        let (at, event) = match self.earliest() {
+            (u128::MAX, _) => return None,
+            (_, Source::Lane(i)) => {
+                let (key, event) = self.lanes[i].pop_front().expect("the lane's front was seen");
+                (Time((key >> 64) as u64), event)
+            }
+            (_, Source::Heap) => {
+                let e = self.heap.pop().expect("the heap's top was seen");
+                let event = self.slab[e.slot as usize].take().expect("a scheduled slot holds its event");
+                self.free.push(e.slot);
+                (e.at(), event)
+            }
+        };
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
-        let event = self.slab[slot as usize].take().expect("a scheduled slot holds its event");
-        self.free.push(slot);
         Some((at, event))
     }
 
@@ -181,12 +240,13 @@ impl<E> EventQueue<E> {
     /// made by [`order_key`] compare with it in the queue's own order.
     #[inline]
     pub fn peek_key(&self) -> u128 {
-        self.heap.peek().map_or(u128::MAX, |e| e.key)
+        self.earliest().0
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.at())
+        let key = self.peek_key();
+        (key != u128::MAX).then_some(Time((key >> 64) as u64))
     }
 
     /// The current simulated time (that of the last popped event).
@@ -201,12 +261,12 @@ impl<E> EventQueue<E> {
 
     /// Events still pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.len() == 0
+        self.len() == 0
     }
 }
 
@@ -258,5 +318,44 @@ mod tests {
             }
             proptest::prop_assert_eq!(q.len(), model.len());
         }
+
+        /// Lanes change nothing about the order: the same schedule through lanes or the heap
+        /// pops identically, whether a lane's times happen to rise or not.
+        #[test]
+        fn lanes_pop_in_the_heap_order(ops in proptest::collection::vec((0u64..40, 0usize..4, 0usize..3), 1..400)) {
+            let mut heap_only = EventQueue::with_capacity(0);
+            let mut laned = EventQueue::with_lanes(0, 3);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for (i, &(ahead, lane, pops)) in ops.iter().enumerate() {
+                let at = Time(heap_only.now().0 + ahead);
+                heap_only.schedule(at, i);
+                match lane {
+                    3 => laned.schedule(at, i),
+                    l => laned.schedule_in_lane(l, at, i),
+                }
+                for _ in 0..pops {
+                    proptest::prop_assert_eq!(heap_only.peek_key(), laned.peek_key());
+                    a.extend(heap_only.pop());
+                    b.extend(laned.pop());
+                }
+                proptest::prop_assert_eq!(heap_only.len(), laned.len());
+            }
+            a.extend(std::iter::from_fn(|| heap_only.pop()));
+            b.extend(std::iter::from_fn(|| laned.pop()));
+            proptest::prop_assert_eq!(a, b);
+            proptest::prop_assert!(laned.is_empty());
+        }
+    }
+
+    #[test]
+    fn an_event_earlier_than_its_lane_goes_to_the_heap_and_still_leaves_first() {
+        let mut q = EventQueue::with_lanes(4, 1);
+        q.schedule_in_lane(0, Time(10), 'a');
+        q.schedule_in_lane(0, Time(5), 'b'); // earlier than the lane's back: the heap
+        q.schedule_in_lane(0, Time(10), 'c'); // equal time, later sequence: the lane
+        assert_eq!(q.peek_time(), Some(Time(5)));
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['b', 'a', 'c']);
+        assert_eq!(q.peek_time(), None);
     }
 }
