@@ -137,9 +137,26 @@ pub struct EventQueue<E> {
 }
 
 /// Where the earliest pending event is.
+#[derive(Clone, Copy)]
 enum Source {
     Heap,
     Lane(usize),
+}
+
+/// The earliest pending event as [`EventQueue::peek`] found it: its key, and where it waits, so
+/// that [`EventQueue::pop_peeked`] need not look again. Valid until the queue next changes.
+#[derive(Clone, Copy)]
+pub struct Peeked {
+    key: u128,
+    source: Source,
+}
+
+impl Peeked {
+    /// The event's ordering key (`u128::MAX` when nothing is pending), as [`EventQueue::peek_key`].
+    #[inline]
+    pub fn key(&self) -> u128 {
+        self.key
+    }
 }
 
 impl<E> EventQueue<E> {
@@ -193,14 +210,14 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// The least pending key and where it is.
+    /// The earliest pending event's key and place.
     #[inline]
-    fn earliest(&self) -> (u128, Source) {
-        let mut best = (self.heap.peek().map_or(u128::MAX, |e| e.key), Source::Heap);
+    pub fn peek(&self) -> Peeked {
+        let mut best = Peeked { key: self.heap.peek().map_or(u128::MAX, |e| e.key), source: Source::Heap };
         for (i, lane) in self.lanes.iter().enumerate() {
             if let Some(&(key, _)) = lane.front() {
-                if key < best.0 {
-                    best = (key, Source::Lane(i));
+                if key < best.key {
+                    best = Peeked { key, source: Source::Lane(i) };
                 }
             }
         }
@@ -209,14 +226,23 @@ impl<E> EventQueue<E> {
 
     /// Removes the earliest event and advances the clock to it. O(log n).
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let (at, event) = match self.earliest() {
-            (u128::MAX, _) => return None,
-            (_, Source::Lane(i)) => {
+        let next = self.peek();
+        (next.key != u128::MAX).then(|| self.pop_peeked(next))
+    }
+
+    /// Removes the event `next` found; the queue must not have changed since [`EventQueue::peek`]
+    /// returned it, and something must have been pending.
+    #[inline]
+    pub fn pop_peeked(&mut self, next: Peeked) -> (Time, E) {
+        let (at, event) = match next.source {
+            Source::Lane(i) => {
                 let (key, event) = self.lanes[i].pop_front().expect("the lane's front was seen");
+                debug_assert_eq!(key, next.key, "the queue changed since peek");
                 (Time((key >> 64) as u64), event)
             }
-            (_, Source::Heap) => {
+            Source::Heap => {
                 let e = self.heap.pop().expect("the heap's top was seen");
+                debug_assert_eq!({ e.key }, next.key, "the queue changed since peek");
                 let event = self.slab[e.slot as usize].take().expect("a scheduled slot holds its event");
                 self.free.push(e.slot);
                 (e.at(), event)
@@ -225,7 +251,7 @@ impl<E> EventQueue<E> {
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
-        Some((at, event))
+        (at, event)
     }
 
     /// Takes the next insertion sequence number without scheduling anything, for a component
@@ -240,7 +266,7 @@ impl<E> EventQueue<E> {
     /// made by [`order_key`] compare with it in the queue's own order.
     #[inline]
     pub fn peek_key(&self) -> u128 {
-        self.earliest().0
+        self.peek().key
     }
 
     /// Time of the earliest pending event.

@@ -510,7 +510,8 @@ impl<'s> World<'s> {
     pub fn run(&mut self, mut progress: impl FnMut(Time) -> bool) -> Result<(), RunError> {
         let end = self.sc.duration;
         loop {
-            let next_event = self.events.peek_key();
+            let next = self.events.peek();
+            let next_event = next.key();
             let dir = (self.links[1].tx_done_key < self.links[0].tx_done_key) as usize;
             let link = &self.links[dir];
             if link.tx_done_key < next_event && link.busy_until <= end {
@@ -521,7 +522,7 @@ impl<'s> World<'s> {
             if (next_event >> 64) as u64 > end.0 {
                 break;
             }
-            let (now, ev) = self.events.pop().expect("peeked");
+            let (now, ev) = self.events.pop_peeked(next);
             self.handle(now, ev);
             if self.events.events_processed() & 0xFFFF == 0 && !progress(now) {
                 return Err(RunError::Interrupted);
