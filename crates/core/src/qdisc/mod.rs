@@ -35,6 +35,7 @@ pub mod codel_core;
 pub mod fq_codel;
 // PIE (RFC 8033)
 pub mod pie;
+pub(crate) mod pie_core;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
