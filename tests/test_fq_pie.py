@@ -1,6 +1,6 @@
-"""FQ-PIE (`kind = "fq_pie"`, docs/fq_pie.md) end to end: each flow queue's PIE keeps the delay near
-what its two-packet safeguard allows, the round robin evens out unequal RTTs, a sparse flow keeps a low delay beside bulk
-TCP, results repeat for a seed, and bad keys give one clear line."""
+"""FQ-PIE (`kind = "fq_pie"`, docs/fq_pie.md) end to end: each flow queue's PIE keeps the delay
+within a few targets by early drops alone, the round robin evens out unequal RTTs, a sparse flow
+keeps a low delay beside bulk TCP, results repeat for a seed, and bad keys give one clear line."""
 
 from __future__ import annotations
 
@@ -36,16 +36,17 @@ def runs() -> dict:
 
 
 @pytest.mark.parametrize("variant", ["rfc8033", "ns3"])
-def test_per_queue_pie_keeps_the_delay_near_its_two_packet_floor(runs, variant: str) -> None:
-    # PIE's two-packet safeguard (RFC 8033 §4.1) works per flow queue here: no early drop while a
-    # queue holds at most 2 packets (ns3) or 2000 B (rfc8033), so 10 backlogged flows keep about
-    # 10 x 2 x 1.2 ms = 24 ms queued whatever the target. Our first bound, [0.5, 2] x target
-    # (PIE's own test), failed on that floor: measured 33.8 ms (rfc8033) and 33.0 ms (ns3); ns-3's
-    # FqPieQueueDisc holds the same, 28.0 packets = 33.6 ms on fq_pie_10flows (aqmlab 27.8).
-    # Asserted: above the target, within the floor plus two targets; every drop an early one
-    # (1000 packets are never reached); the link busy.
+def test_per_queue_pie_keeps_the_delay_within_a_few_targets(runs, variant: str) -> None:
+    # Our first bound, [0.5, 2] x target (PIE's own test), failed: measured 33.8 ms (rfc8033) and
+    # 33.0 ms (ns3), about 2.8 packets per flow queue. ns-3's FqPieQueueDisc holds the same on
+    # fq_pie_10flows (28.0 packets queued, aqmlab 27.8), so it is FQ-PIE's behaviour, not ours.
+    # Cause not isolated: not the two-packet safeguard (mean_pkt_size = 1B: 36 ms) nor the
+    # estimator (dq_rate: 47 ms); one shared PIE (flows = 1) holds 17.6 ms. With 10 flows in DRR
+    # a packet behind k of its own flow's waits about 10 k packet times, and the timestamp
+    # estimate is 0 whenever a dequeue empties its (short) queue. Asserted: between the target and
+    # 3 x target; every drop an early one (1000 packets are never reached); the link busy.
     q = runs[variant].queues.iloc[0]
-    assert TARGET_S <= q["mean_sojourn_s"] <= 0.024 + 2 * TARGET_S, q["mean_sojourn_s"]
+    assert TARGET_S <= q["mean_sojourn_s"] <= 3 * TARGET_S, q["mean_sojourn_s"]
     assert q["drops_early"] > 0 and q["drops_overflow"] == 0
     assert q["utilization"] > 0.95
     assert q["drops"] == q["drops_early"] + q["drops_forced"] + q["drops_overflow"]
