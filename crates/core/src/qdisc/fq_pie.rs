@@ -20,13 +20,13 @@
 //! | | `"rfc8033"` (Linux `sch_fq_pie`) | `"ns3"` (ns-3 3.44 `FqPieQueueDisc`) |
 //! |---|---|---|
 //! | PIE per queue | RFC 8033 (`pie`'s `rfc8033`: burst allowance from the start, `p ≤ ecn_prob` marks, "two packets" = 2·`mean_pkt_size` bytes) | ns-3's `PieQueueDisc` (`pie`'s `ns3`: burst state machine, `p < ecn_prob`, "two packets" = 2 packets) |
-//! | update instants | `k·t_update` for every queue (Linux's one `fq_pie_timer` walks all flows) | per queue from its creation (ns-3 creates a child `PieQueueDisc` at its first arrival, whose `CalculateP` runs at once, after that enqueue, then every `Tupdate`) |
+//! | update instants | `0.5 s + k·t_update` for every queue (Linux's one `fq_pie_timer`, first armed `HZ / 2` after init, walks all flows) | per queue from its creation (ns-3 creates a child `PieQueueDisc` at its first arrival, whose `CalculateP` runs at once, after that enqueue, then every `Tupdate`) |
 //! | overflow (`overflow = "auto"`) | `"tail"`: an arrival finding `limit` packets queued is dropped (Linux `qdisc_qlen(sch) >= sch->limit`, `overlimit`) before the PIE test | `"fattest"`: the arrival is enqueued; if the total then exceeds `limit`, packets are dropped from the *head* of the queue with most bytes, up to `drop_batch` and until half its bytes are gone (`FqPieDrop`, as `fq_codel_drop`) |
 //! | when a queue joins the new list | only once the arrival is accepted | before the PIE test (so an early-dropped first packet leaves an empty queue in the new list) |
 //!
-//! Not modelled: Linux's `memory_limit` (32 MB of `skb->truesize`: an accounting of kernel
-//! buffers, which a simulated packet does not have; at 10240 packets of 1.5 KB it is never reached
-//! with true sizes under 3 KB), Linux's PIE arithmetic where it departs from RFC 8033 (scaled
+//! Not modelled: Linux's `memory_limit` (32 MB of `skb->truesize`; exceeding it only counts
+//! `overmemory`, nothing is dropped), Linux's update period in jiffies (15 ms is 4 jiffies, 16 ms,
+//! at HZ = 250), Linux's PIE arithmetic where it departs from RFC 8033 (scaled
 //! integers, burst time spent per dequeue, `qdelay` rather than `qdelay_old` in the low-delay
 //! safeguard, `2·MTU` rather than `2·mean_pkt_size`), ns-3's set-associative hash (off by default)
 //! and L4S / `CeThreshold` (off by default).
@@ -49,6 +49,9 @@ use crate::engine::{Dur, Rng, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::packet::{Ecn, FlowId, Packet};
 use crate::scenario::units::{Bytes, Duration};
+
+/// Linux's `fq_pie_init` arms the update timer this long after the qdisc is created.
+const LINUX_FIRST_UPDATE: Dur = Dur::from_millis(500);
 
 /// What happens when the discipline holds `limit` packets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -250,8 +253,9 @@ impl FqPieParams {
             FqPieOverflow::Tail => true,
             FqPieOverflow::Fattest => false,
         };
-        // Linux: every queue on the one timer's grid from t = 0; ns-3: set when the queue is created.
-        let idle = PieState::new(&law, Time(self.t_update.0 .0));
+        // Linux: every queue on the one timer's grid, armed half a second after init
+        // (`mod_timer(&q->adapt_timer, jiffies + HZ / 2)`); ns-3: set when the queue is created.
+        let idle = PieState::new(&law, Time(LINUX_FIRST_UPDATE.0));
         Ok(FqPie {
             law,
             quantum: self.quantum.0 as i64,

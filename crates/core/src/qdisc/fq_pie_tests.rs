@@ -145,12 +145,14 @@ fn overflow_key_overrides_the_variant() {
 }
 
 #[test]
-fn linux_variant_updates_every_queue_on_one_grid_from_time_zero() {
+fn linux_variant_updates_every_queue_on_one_grid_from_half_a_second() {
     let mut q = fq_pie(FqPieParams::default());
     let (mut rng, mut drops) = io();
-    q.enqueue(pkt(1, 1000), at(100), &mut rng, &mut drops); // updates at 15, 30, ..., 90 ms
-    let st = &q.queues[q.queue_of(1)].pie;
-    assert_eq!((st.updates, st.next_update_at), (6, at(105)));
+    q.enqueue(pkt(1, 1000), at(100), &mut rng, &mut drops); // the timer first fires at 500 ms
+    assert_eq!(q.queues[q.queue_of(1)].pie.updates, 0);
+    q.enqueue(pkt(2, 1000), at(530), &mut rng, &mut drops); // 500, 515, 530 ms
+    let st = &q.queues[q.queue_of(2)].pie;
+    assert_eq!((st.updates, st.next_update_at), (3, at(545)));
 }
 
 #[test]
