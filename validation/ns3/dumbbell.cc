@@ -383,6 +383,11 @@ PrintDropMap(std::ostream& o, const std::map<std::string, uint32_t, std::less<>>
     o << "}";
 }
 
+// FqPieQueueDisc's queues are child PieQueueDiscs: their drops reach the parent's statistics with
+// QueueDisc::CHILD_QUEUE_DISC_DROP before the child's reason.
+const std::string kChildPieUnforced =
+    std::string(QueueDisc::CHILD_QUEUE_DISC_DROP) + PieQueueDisc::UNFORCED_DROP;
+
 uint32_t
 MapGet(const std::map<std::string, uint32_t, std::less<>>& m, const char* k)
 {
@@ -1022,7 +1027,7 @@ main(int argc, char* argv[])
     }
     else if (queue == "fq_pie")
     {
-        o << ", \"pie_early_drops\": " << MapGet(dropsAll, PieQueueDisc::UNFORCED_DROP)
+        o << ", \"pie_early_drops\": " << MapGet(dropsAll, kChildPieUnforced.c_str())
           << ", \"overflow_drops\": " << MapGet(dropsAll, FqPieQueueDisc::OVERLIMIT_DROP);
     }
     else
@@ -1060,7 +1065,7 @@ main(int argc, char* argv[])
         }
         else if (queue == "fq_pie")
         {
-            o << ", \"pie_early_drops\": " << MapGet(dm, PieQueueDisc::UNFORCED_DROP)
+            o << ", \"pie_early_drops\": " << MapGet(dm, kChildPieUnforced.c_str())
               << ", \"overflow_drops\": " << MapGet(dm, FqPieQueueDisc::OVERLIMIT_DROP);
         }
         else
