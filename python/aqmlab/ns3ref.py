@@ -129,8 +129,10 @@ class MatchedScenario:
             queue = {"kind": "pie", "limit": self.queue_limit, "variant": "ns3"}
         elif self.queue == "fq_pie":
             # ns-3's FqPieQueueDisc at its defaults: aqmlab's ns-3 variant (ns-3's PIE per queue,
-            # overflow from the fattest queue), the quantum the device MTU as for FQ-CoDel.
-            queue = {"kind": "fq_pie", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B"}
+            # overflow from the fattest queue), the quantum the device MTU as for FQ-CoDel, and ECN
+            # on as ns-3's UseEcn default (the flows are not ECN-capable, so PIE drops).
+            queue = {"kind": "fq_pie", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B",
+                     "ecn": True}
         tcp: dict[str, Any]
         if self.profile:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property

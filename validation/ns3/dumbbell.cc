@@ -705,7 +705,8 @@ main(int argc, char* argv[])
         // are not ECN-capable, so CoDel drops). PIE: Tupdate 15 ms, QueueDelayReference 15 ms,
         // MaxBurstAllowance 150 ms, A 0.125, B 1.25, no dequeue-rate estimator, no ECN, no
         // derandomization. FQ-PIE: 1024 queues, quantum = the device MTU (1500), batches of 64,
-        // perturbation 0, no ECN; each queue a PieQueueDisc with the PIE defaults above.
+        // perturbation 0, UseEcn true with MarkEcnThreshold 0.1 (the TCP flows are not ECN-capable,
+        // so PIE drops); each queue a PieQueueDisc with the PIE defaults above.
         const std::map<std::string, std::string> limitOnly = {
             {"fifo", "ns3::FifoQueueDisc"},
             {"codel", "ns3::CoDelQueueDisc"},

@@ -7,8 +7,8 @@
 //!   `fq_codel` (salted by `perturbation`), so distinct flows can share a queue as in both sources.
 //! * Enqueue: the arrival's queue first runs its PIE updates due by now; then the early-drop test
 //!   of `pie_core` on *that queue's* state and bytes (RFC 8033 §4.1, §5), with ECN marking instead
-//!   while `p` is at most `ecn_prob` (Linux `ecn_prob`, 10 %; ns-3: its children's
-//!   `MarkEcnThreshold`, 0.1, with `<`); a flow queue not in either list joins the tail of the new
+//!   while `p` is at most `ecn_prob` (Linux `ecn_prob`, 10 %; ns-3: `MarkEcnThreshold`,
+//!   0.1, with `<`); a flow queue not in either list joins the tail of the new
 //!   list with a deficit of one `quantum`.
 //! * Dequeue: deficit round robin over the new list, then the old list (RFC 8290 §4.2), exactly as
 //!   `fq_codel.rs`; the dequeued packet's sojourn feeds its own queue's delay estimate.
@@ -32,7 +32,8 @@
 //! and L4S / `CeThreshold` (off by default).
 //!
 //! Defaults are Linux's and ns-3's where they agree (1024 queues, 10240 packets, 15 ms target and
-//! update period, 150 ms burst allowance, alpha 0.125 and beta 1.25, ECN off) and a quantum of
+//! update period, 150 ms burst allowance, alpha 0.125 and beta 1.25), ECN off as in Linux (ns-3
+//! 3.44's `UseEcn` defaults to true: state `ecn = true` to match it) and a quantum of
 //! 1514 B (Linux: the device MTU plus its link header); ns-3's quantum is the device MTU, so
 //! with `variant = "ns3"` state it (as for `fq_codel`).
 
