@@ -23,6 +23,7 @@ What is matched, and how (docs/validation.md discusses each point):
 * RED: ns-3's RED is ns-2's, so aqmlab runs ``variant = "ns2"`` with the same thresholds, weight,
   max_p and mean packet size (1500 B);
 * PIE: ns-3's ``PieQueueDisc`` at its defaults, so aqmlab runs ``variant = "ns3"`` (docs/pie.md);
+  FQ-PIE likewise (``FqPieQueueDisc``, ``variant = "ns3"``, quantum the device MTU; docs/fq_pie.md);
 * start times: drawn here once and given to both (ns-3 ``--startMode=list``);
 * UDP CBR: ns-3's OnOff application paces on payload bytes (1000 B) and sends 1030-byte frames;
   aqmlab paces on wire bytes, so it gets ``rate × 1030/1000`` and 1030-byte packets (its payload is
@@ -58,7 +59,7 @@ class MatchedScenario:
     """A dumbbell described once and rendered for both simulators."""
 
     name: str
-    queue: str  # "red", "fifo", "codel", "fq_codel" or "pie"
+    queue: str  # "red", "fifo", "codel", "fq_codel", "pie" or "fq_pie"
     n_tcp: int = 10
     access_delays_ms: tuple[float, ...] = (1.0,)  # one for all, or one per TCP flow
     udp_rate_bps: float = 0.0
@@ -126,6 +127,12 @@ class MatchedScenario:
             # ns-3's PieQueueDisc at its defaults (dumbbell.cc sets only MaxSize): aqmlab's ns-3
             # variant, whose other defaults are ns-3's (docs/pie.md).
             queue = {"kind": "pie", "limit": self.queue_limit, "variant": "ns3"}
+        elif self.queue == "fq_pie":
+            # ns-3's FqPieQueueDisc at its defaults: aqmlab's ns-3 variant (ns-3's PIE per queue,
+            # overflow from the fattest queue), the quantum the device MTU as for FQ-CoDel, and ECN
+            # on as ns-3's UseEcn default (the flows are not ECN-capable, so PIE drops).
+            queue = {"kind": "fq_pie", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B",
+                     "ecn": True}
         tcp: dict[str, Any]
         if self.profile:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
@@ -238,6 +245,9 @@ SCENARIOS = {
         MatchedScenario("fq_codel_10flows", "fq_codel", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
         # PIE decides, not the buffer: 200 packets is 240 ms at 10 Mb/s, 16x the 15 ms target.
         MatchedScenario("pie_10flows", "pie", queue_limit=200),
+        # FQ-PIE at ns-3's defaults but for the buffer: FQ-CoDel's 1000 packets (ns-3: 10240), so
+        # each flow's PIE decides, with unequal RTTs so that the scheduler's fairness shows.
+        MatchedScenario("fq_pie_10flows", "fq_pie", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
     ]
 }
 

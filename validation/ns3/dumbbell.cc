@@ -5,7 +5,7 @@
 //   ...   /                              \   ...
 //   U_0 -/   (optional UDP CBR sources)   \- V_0
 //
-// * Forward bottleneck (R1 -> R2): the queue under study (FIFO, RED or PIE) is the
+// * Forward bottleneck (R1 -> R2): the queue under study (FIFO, RED, PIE, ...) is the
 //   TrafficControl root queue disc of R1's device; that device's own
 //   DropTailQueue<Packet> is shrunk to --devQueue packets (default 1) so the
 //   qdisc holds the backlog.  No BQL (no QueueLimits object is installed).
@@ -383,6 +383,11 @@ PrintDropMap(std::ostream& o, const std::map<std::string, uint32_t, std::less<>>
     o << "}";
 }
 
+// FqPieQueueDisc's queues are child PieQueueDiscs: their drops reach the parent's statistics with
+// QueueDisc::CHILD_QUEUE_DISC_DROP before the child's reason.
+const std::string kChildPieUnforced =
+    std::string(QueueDisc::CHILD_QUEUE_DISC_DROP) + PieQueueDisc::UNFORCED_DROP;
+
 uint32_t
 MapGet(const std::map<std::string, uint32_t, std::less<>>& m, const char* k)
 {
@@ -486,7 +491,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rxAccessDelays",
                  "receiver-side access delays [ms], one value or comma list",
                  rxAccessDelays);
-    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel | pie", queue);
+    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel | pie | fq_pie", queue);
     cmd.AddValue("queueLimit", "bottleneck qdisc limit [packets]", queueLimit);
     cmd.AddValue("devQueue", "bottleneck NetDevice queue size [packets] (>=1)", devQueue);
     cmd.AddValue("reverseQueueLimit", "R2->R1 device drop-tail limit [packets]", reverseQueueLimit);
@@ -699,17 +704,20 @@ main(int argc, char* argv[])
         // quantum = the device MTU (1500), batches of 64, perturbation 0, ECN on (the TCP flows
         // are not ECN-capable, so CoDel drops). PIE: Tupdate 15 ms, QueueDelayReference 15 ms,
         // MaxBurstAllowance 150 ms, A 0.125, B 1.25, no dequeue-rate estimator, no ECN, no
-        // derandomization.
+        // derandomization. FQ-PIE: 1024 queues, quantum = the device MTU (1500), batches of 64,
+        // perturbation 0, UseEcn true with MarkEcnThreshold 0.1 (the TCP flows are not ECN-capable,
+        // so PIE drops); each queue a PieQueueDisc with the PIE defaults above.
         const std::map<std::string, std::string> limitOnly = {
             {"fifo", "ns3::FifoQueueDisc"},
             {"codel", "ns3::CoDelQueueDisc"},
             {"fq_codel", "ns3::FqCoDelQueueDisc"},
             {"pie", "ns3::PieQueueDisc"},
+            {"fq_pie", "ns3::FqPieQueueDisc"},
         };
         auto it = limitOnly.find(queue);
         if (it == limitOnly.end())
         {
-            NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel or pie");
+            NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel, pie or fq_pie");
         }
         tch.SetRootQueueDisc(it->second,
                              "MaxSize",
@@ -1018,6 +1026,11 @@ main(int argc, char* argv[])
         o << ", \"pie_early_drops\": " << MapGet(dropsAll, PieQueueDisc::UNFORCED_DROP)
           << ", \"overflow_drops\": " << MapGet(dropsAll, PieQueueDisc::FORCED_DROP);
     }
+    else if (queue == "fq_pie")
+    {
+        o << ", \"pie_early_drops\": " << MapGet(dropsAll, kChildPieUnforced.c_str())
+          << ", \"overflow_drops\": " << MapGet(dropsAll, FqPieQueueDisc::OVERLIMIT_DROP);
+    }
     else
     {
         o << ", \"overflow_drops\": " << MapGet(dropsAll, FifoQueueDisc::LIMIT_EXCEEDED_DROP);
@@ -1050,6 +1063,11 @@ main(int argc, char* argv[])
         {
             o << ", \"pie_early_drops\": " << MapGet(dm, PieQueueDisc::UNFORCED_DROP)
               << ", \"overflow_drops\": " << MapGet(dm, PieQueueDisc::FORCED_DROP);
+        }
+        else if (queue == "fq_pie")
+        {
+            o << ", \"pie_early_drops\": " << MapGet(dm, kChildPieUnforced.c_str())
+              << ", \"overflow_drops\": " << MapGet(dm, FqPieQueueDisc::OVERLIMIT_DROP);
         }
         else
         {

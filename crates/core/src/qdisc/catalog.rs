@@ -19,6 +19,7 @@ use super::{
 use super::{PiParams, TsqParams};
 use super::{CodelParams, FqCodelParams};
 use super::PieParams;
+use super::FqPieParams;
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -106,6 +107,7 @@ pub fn catalog() -> Value {
         described::<CodelParams>(std::convert::identity),
         described::<FqCodelParams>(std::convert::identity),
         described::<PieParams>(std::convert::identity),
+        described::<FqPieParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -424,6 +426,14 @@ fn entries() -> Value {
             "params": defaults::<PieParams>(std::convert::identity),
             "docs": pie_docs(),
         },
+        {
+            "kind": "fq_pie",
+            "aliases": ["fq-pie"],
+            "summary": "FQ-PIE: flows hashed into queues served by deficit round robin, new flows first, PIE on each queue; overflow drops the arrival (Linux) or from the head of the fattest queue (ns-3); docs/fq_pie.md",
+            "source": "Linux net/sched/sch_fq_pie.c (variant rfc8033); ns-3 3.44 fq-pie-queue-disc.cc (variant ns3); RFC 8033, RFC 8290 sec. 4",
+            "params": defaults::<FqPieParams>(std::convert::identity),
+            "docs": fq_pie_docs(),
+        },
     ])
 }
 
@@ -474,6 +484,32 @@ fn pie_docs() -> Value {
         "mark_ecn_threshold": "highest p at which ecn marks, in [0, 1] (0.1)",
         "derandomize": "derandomized drops from the accumulated probability (RFC 8033 sec. 5.3; false)",
     })
+}
+
+/// The keys of `fq_pie`.
+fn fq_pie_docs() -> Value {
+    let mut d = pie_docs();
+    let m = d.as_object_mut().expect("a table");
+    m.remove("mark_ecn_threshold");
+    for (k, v) in [
+        ("variant", "rfc8033 (default: Linux sch_fq_pie; RFC 8033 PIE per queue, one update grid, overflow drops the arrival) | ns3 (ns-3 3.44 FqPieQueueDisc: ns-3 PIE per queue, updates from each queue's creation, overflow sheds the fattest queue)"),
+        ("limit", "packets in the whole discipline, 1..=16777216 (10240, Linux and ns-3)"),
+        ("flows", "flow queues packets are hashed into, 1..=65536 (1024)"),
+        ("quantum", "bytes a queue may send per round, 1..=1048576 (1514B; ns-3 uses the device MTU, 1500B)"),
+        ("perturbation", "salt of the flow hash (0): other values map flows to queues differently"),
+        ("overflow", "auto (default: tail for rfc8033, fattest for ns3) | tail (drop the arrival, Linux) | fattest (enqueue, then drop from the head of the queue with most bytes, ns-3)"),
+        ("drop_batch", "most packets shed from the fattest queue per overflow, 1..=65536 (64; overflow = fattest only)"),
+        ("target", "target queue delay of each queue, > 0 (15ms)"),
+        ("t_update", "period of each queue's drop-probability update, > 0 (15ms)"),
+        ("dq_threshold", "bytes per departure-rate measurement cycle, 1..=1073741824 (16384B)"),
+        ("mean_pkt_size", "packet size of the rfc8033 two-packet safeguard and of bytemode, 1..=1048576 (1000B)"),
+        ("ecn", "CE-mark ECN-capable packets instead of early-dropping them while p <= ecn_prob (ns3: p < ecn_prob); false"),
+        ("ecn_prob", "highest p at which ecn marks, in [0, 1] (0.1: Linux ecn_prob 10 %)"),
+        ("bytemode", "scale each arrival's p by size / mean_pkt_size (Linux bytemode; false)"),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    d
 }
 
 #[cfg(test)]

@@ -167,7 +167,7 @@ pub struct FqCodel {
 }
 
 /// A 32-bit hash of the flow id and the salt (murmur3's finaliser).
-fn flow_hash(flow: FlowId, perturbation: u32) -> u32 {
+pub(super) fn flow_hash(flow: FlowId, perturbation: u32) -> u32 {
     let mut h = flow ^ perturbation.wrapping_mul(0x9e37_79b9);
     h ^= h >> 16;
     h = h.wrapping_mul(0x85eb_ca6b);

@@ -35,6 +35,9 @@ pub mod codel_core;
 pub mod fq_codel;
 // PIE (RFC 8033)
 pub mod pie;
+pub(crate) mod pie_core;
+// FQ-PIE (RFC 8033 per flow queue under RFC 8290's scheduler; Linux sch_fq_pie, ns-3 FqPieQueueDisc)
+pub mod fq_pie;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -60,6 +63,7 @@ pub use tsq::{Tsq, TsqParams};
 pub use codel::{Codel, CodelParams};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
+pub use fq_pie::{FqPie, FqPieParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,6 +274,8 @@ pub enum AnyQdisc {
     FqCodel(FqCodel),
     /// PIE (RFC 8033).
     Pie(Pie),
+    /// FQ-PIE (Linux sch_fq_pie, ns-3 FqPieQueueDisc).
+    FqPie(FqPie),
 }
 
 macro_rules! dispatch {
@@ -295,6 +301,7 @@ macro_rules! dispatch {
             AnyQdisc::Codel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Pie($q) => $e,
+            AnyQdisc::FqPie($q) => $e,
         }
     };
 }

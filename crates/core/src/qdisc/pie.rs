@@ -47,18 +47,15 @@
 //! Default `limit` is 1000 packets (Linux `sch_pie`): the RFC sets none, and ns-3's 25 packets
 //! would make the buffer, not PIE, decide on most links.
 
-use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
 use super::fifo::Fifo;
+use super::pie_core::{PieLaw, PieState};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Dur, Rng, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::packet::{Ecn, Packet};
 use crate::scenario::units::{Bytes, Duration, Limit};
-
-/// ns-3's `BURST_RESET_TIMEOUT`: seconds of quiet updates before the burst allowance re-arms.
-const BURST_RESET_TIMEOUT_S: f64 = 1.5;
 
 /// Which published form of PIE to run where RFC 8033 and ns-3 3.44 differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -213,264 +210,89 @@ impl PieParams {
     }
 }
 
-/// ns-3's burst-protection states (`BurstStateT`); the RFC variant does not use them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BurstState {
-    NoBurst,
-    InBurstProtecting,
-    InBurst,
-}
-
-/// Departure-rate measurement (RFC 8033 §4.3 as ns-3 3.44's `DoDequeue` runs it).
-#[derive(Clone, Copy, Debug, Default)]
-struct DqRate {
-    in_measurement: bool,
-    start: Time,
-    count: u64,
-    /// Bytes per second; 0 = no measurement yet.
-    avg_rate: f64,
-}
-
 /// PIE over a FIFO.
 pub struct Pie {
     cfg: PieParams,
+    law: PieLaw,
     fifo: Fifo,
     stats: QdiscStats,
-    /// Drop probability, in [0, 1].
-    p: f64,
-    /// The latest delay estimate, seconds (timestamp: the last dequeue's sojourn).
-    qdelay: f64,
-    /// The estimate at the previous update, seconds.
-    qdelay_old: f64,
-    burst_allowance: Dur,
-    burst_state: BurstState,
-    burst_reset: u32,
-    accu_prob: f64,
-    dq: DqRate,
-    next_update_at: Time,
-    updates: u64,
+    st: PieState,
+}
+
+impl PieParams {
+    /// The control law's constants for these keys (one FIFO under `limit`).
+    pub(super) fn law(&self) -> PieLaw {
+        let ns3 = self.variant == PieVariant::Ns3;
+        let bytes_limit = matches!(self.limit, Limit::Bytes(_));
+        PieLaw {
+            variant: self.variant,
+            target: self.target.0,
+            t_update: self.t_update.0,
+            max_burst: self.max_burst.0,
+            alpha: self.alpha,
+            beta: self.beta,
+            delay_estimator: self.delay_estimator,
+            dq_threshold: self.dq_threshold.0,
+            mean_pkt_size: self.mean_pkt_size.0,
+            cap_drop_adjustment: self.cap_drop_adjustment,
+            ecn: self.ecn,
+            mark_ecn_threshold: self.mark_ecn_threshold,
+            derandomize: self.derandomize,
+            // ns-3 scales p by size / MeanPktSize with a byte limit; the RFC never scales.
+            byte_scaled: ns3 && bytes_limit,
+            // ns-3 with a packet limit: "at most 2 packets"; otherwise 2 mean packets of bytes.
+            short_in_packets: ns3 && !bytes_limit,
+        }
+    }
 }
 
 impl Pie {
     /// An empty queue with `p = 0`; the first update is at `t_update`.
     pub fn new(cfg: PieParams) -> Pie {
-        let burst_allowance = match cfg.variant {
-            PieVariant::Rfc8033 => cfg.max_burst.0,
-            PieVariant::Ns3 => Dur::ZERO, // ns-3 never initialises it: armed by the first arrival
-        };
+        let law = cfg.law();
         Pie {
             fifo: Fifo::new(cfg.limit),
             stats: QdiscStats::default(),
-            p: 0.0,
-            qdelay: 0.0,
-            qdelay_old: 0.0,
-            burst_allowance,
-            burst_state: BurstState::NoBurst,
-            burst_reset: 0,
-            accu_prob: 0.0,
-            dq: DqRate::default(),
-            next_update_at: Time(cfg.t_update.0 .0),
-            updates: 0,
+            st: PieState::new(&law, Time(cfg.t_update.0 .0)),
+            law,
             cfg,
         }
     }
 
     /// The current drop probability, in [0, 1].
     pub fn drop_probability(&self) -> f64 {
-        self.p
+        self.st.p
     }
 
     /// The latest queue-delay estimate, seconds.
     pub fn queue_delay(&self) -> f64 {
-        self.qdelay
+        self.st.qdelay
     }
 
     /// Burst allowance left.
     pub fn burst_allowance(&self) -> Dur {
-        self.burst_allowance
+        self.st.burst_allowance
     }
 
     /// Updates of `p` run so far.
     pub fn updates(&self) -> u64 {
-        self.updates
-    }
-
-    /// Runs every update instant up to and including `now`.
-    #[inline]
-    fn catch_up(&mut self, now: Time) {
-        while self.next_update_at <= now {
-            self.update();
-            self.next_update_at += self.cfg.t_update.0;
-        }
-    }
-
-    /// One periodic update of `p` (RFC 8033 §4.2, §4.4, §5.5; ns-3 `CalculateP`).
-    fn update(&mut self) {
-        self.updates += 1;
-        let ns3 = self.cfg.variant == PieVariant::Ns3;
-        let target = self.cfg.target.0.as_secs_f64();
-        let mut missing_rate = false;
-        if self.cfg.delay_estimator == DelayEstimator::DqRate {
-            self.qdelay = if self.dq.avg_rate > 0.0 {
-                self.fifo.bytes() as f64 / self.dq.avg_rate
-            } else {
-                missing_rate = true;
-                0.0
-            };
-        }
-        let qdelay = self.qdelay;
-
-        let mut p = 0.0;
-        if ns3 && self.burst_allowance > Dur::ZERO {
-            self.p = 0.0; // ns-3 holds p at 0 during the allowance
-        } else {
-            p = self.cfg.alpha * (qdelay - target) + self.cfg.beta * (qdelay - self.qdelay_old);
-            // Auto-tuning (§4.2): small steps while p is small, so light congestion is not overshot.
-            p /= match self.p {
-                x if x < 1e-6 => 2048.0,
-                x if x < 1e-5 => 512.0,
-                x if x < 1e-4 => 128.0,
-                x if x < 1e-3 => 32.0,
-                x if x < 1e-2 => 8.0,
-                x if x < 1e-1 => 2.0,
-                _ => 1.0,
-            };
-            if self.cfg.cap_drop_adjustment && self.p >= 0.1 && p > 0.02 {
-                p = 0.02;
-            }
-        }
-        p += self.p;
-        if qdelay == 0.0 && self.qdelay_old == 0.0 {
-            p *= 0.98; // idle queue: decay exponentially (§4.2)
-        }
-        self.p = p.clamp(0.0, 1.0);
-
-        self.burst_allowance = Dur(self.burst_allowance.0.saturating_sub(self.cfg.t_update.0 .0));
-        let quiet = qdelay < 0.5 * target && self.qdelay_old < 0.5 * target && self.p == 0.0;
-        if quiet && !missing_rate {
-            // Congestion is over: restart the departure-rate average (ns-3; Linux alike).
-            self.dq.avg_rate = 0.0;
-            self.dq.count = 0;
-        }
-        if ns3 {
-            if quiet && self.burst_allowance == Dur::ZERO {
-                match self.burst_state {
-                    BurstState::InBurstProtecting => {
-                        self.burst_state = BurstState::InBurst;
-                        self.burst_reset = 0;
-                    }
-                    BurstState::InBurst => {
-                        self.burst_reset += 1;
-                        // ns-3's uint32(1.5 / Tupdate.GetSeconds()), GetSeconds dividing by 1e9:
-                        // 100 for 15 ms, where 15e6 * 1e-9 would give 99.99999999999999 -> 99.
-                        let limit = (BURST_RESET_TIMEOUT_S / (self.cfg.t_update.0 .0 as f64 / 1e9)) as u32;
-                        if self.burst_reset > limit {
-                            self.burst_reset = 0;
-                            self.burst_state = BurstState::NoBurst;
-                        }
-                    }
-                    BurstState::NoBurst => {}
-                }
-            } else if self.burst_state == BurstState::InBurst {
-                self.burst_reset = 0;
-            }
-        } else if quiet {
-            self.burst_allowance = self.cfg.max_burst.0; // §4.4: ready for the next burst
-        }
-        self.qdelay_old = qdelay;
-    }
-
-    /// The early-drop decision for an arrival of `size` bytes (RFC 8033 §4.1, §5.3; ns-3
-    /// `DropEarly`). Draws at most one uniform.
-    fn drop_early(&mut self, size: u32, rng: &mut Rng) -> bool {
-        let ns3 = self.cfg.variant == PieVariant::Ns3;
-        if self.burst_allowance > Dur::ZERO {
-            return false;
-        }
-        if ns3 && self.burst_state == BurstState::NoBurst {
-            self.burst_state = BurstState::InBurstProtecting;
-            self.burst_allowance = self.cfg.max_burst.0;
-        }
-        let mean = self.cfg.mean_pkt_size.0;
-        let mut p = self.p;
-        if ns3 && matches!(self.cfg.limit, Limit::Bytes(_)) {
-            p = p * f64::from(size) / mean as f64;
-        }
-        // Work-conserving safeguards (§4.1): low delay with low p, or a queue of two packets.
-        if self.qdelay_old < 0.5 * self.cfg.target.0.as_secs_f64() && self.p < 0.2 {
-            return false;
-        }
-        let short = match (self.cfg.variant, self.cfg.limit) {
-            (PieVariant::Ns3, Limit::Bytes(_)) | (PieVariant::Rfc8033, _) => self.fifo.bytes() <= 2 * mean,
-            (PieVariant::Ns3, _) => self.fifo.len() <= 2,
-        };
-        if short {
-            return false;
-        }
-        if self.cfg.derandomize {
-            if self.p == 0.0 {
-                self.accu_prob = 0.0;
-            }
-            self.accu_prob += self.p;
-            if self.accu_prob < 0.85 {
-                return false;
-            }
-            if self.accu_prob >= 8.5 {
-                return true;
-            }
-        }
-        let u: f64 = rng.gen();
-        u <= p
-    }
-
-    /// Whether an early decision on `pkt` becomes a CE mark (§5.1).
-    fn marks(&self, pkt: &Packet) -> bool {
-        if !self.cfg.ecn || pkt.ecn == Ecn::NotEct {
-            return false;
-        }
-        match self.cfg.variant {
-            PieVariant::Rfc8033 => self.p <= self.cfg.mark_ecn_threshold,
-            PieVariant::Ns3 => self.p < self.cfg.mark_ecn_threshold,
-        }
-    }
-
-    /// Departure-rate bookkeeping after `size` bytes left at `now` (ns-3 `DoDequeue`).
-    fn measure_departure(&mut self, size: u32, now: Time) {
-        let threshold = self.cfg.dq_threshold.0;
-        let left = self.fifo.bytes();
-        if left >= threshold && !self.dq.in_measurement {
-            self.dq = DqRate { in_measurement: true, start: now, count: 0, ..self.dq };
-        }
-        if !self.dq.in_measurement {
-            return;
-        }
-        self.dq.count += u64::from(size);
-        if self.dq.count >= threshold {
-            let dt = now.saturating_since(self.dq.start).as_secs_f64();
-            if dt > 0.0 {
-                let rate = self.dq.count as f64 / dt;
-                self.dq.avg_rate = if self.dq.avg_rate == 0.0 { rate } else { 0.5 * self.dq.avg_rate + 0.5 * rate };
-            }
-            self.dq.count = 0;
-            self.dq.in_measurement = left > threshold;
-            self.dq.start = now;
-        }
+        self.st.updates
     }
 }
 
 impl Qdisc for Pie {
     fn enqueue(&mut self, mut pkt: Packet, now: Time, rng: &mut Rng, _drops: &mut DropBuf) -> Verdict {
-        self.catch_up(now);
+        self.st.catch_up(&self.law, now, &self.fifo);
         self.stats.arrivals += 1;
         if !self.fifo.admits(self.cfg.limit, pkt.size) {
-            self.accu_prob = 0.0;
+            self.st.on_drop();
             self.stats.count_drop(DropKind::Overflow);
             return Verdict::Dropped(DropKind::Overflow);
         }
         let mut verdict = Verdict::Enqueued;
-        if self.drop_early(pkt.size, rng) {
-            if !self.marks(&pkt) {
-                self.accu_prob = 0.0;
+        if self.st.drop_early(&self.law, pkt.size, &self.fifo, rng) {
+            if !self.st.marks(&self.law, &pkt) {
+                self.st.on_drop();
                 self.stats.count_drop(DropKind::Early);
                 return Verdict::Dropped(DropKind::Early);
             }
@@ -484,15 +306,10 @@ impl Qdisc for Pie {
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
-        self.catch_up(now);
+        self.st.catch_up(&self.law, now, &self.fifo);
         let pkt = self.fifo.pop()?;
         self.stats.dequeues += 1;
-        match self.cfg.delay_estimator {
-            DelayEstimator::Timestamp => {
-                self.qdelay = if self.fifo.is_empty() { 0.0 } else { now.saturating_since(pkt.enqueued_at).as_secs_f64() };
-            }
-            DelayEstimator::DqRate => self.measure_departure(pkt.size, now),
-        }
+        self.st.on_dequeue(&self.law, &pkt, now, &self.fifo);
         Some(pkt)
     }
 
@@ -502,6 +319,7 @@ impl Qdisc for Pie {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::pie_core::BurstState;
     use crate::engine::{stream, StreamId};
     use crate::packet::PacketKind;
 
@@ -554,19 +372,19 @@ mod tests {
     fn first_update_hand_computed() {
         // qdelay 40 ms, old 0, p 0: Δ = (0.125·0.025 + 1.25·0.04) / 2048.
         let mut q = pie(PieParams::default());
-        q.qdelay = 0.040;
-        q.update();
+        q.st.qdelay = 0.040;
+        q.st.update(&q.law, &q.fifo);
         let want = (0.125 * 0.025 + 1.25 * 0.040) / 2048.0;
         assert!((q.drop_probability() - want).abs() < 1e-15, "{}", q.drop_probability());
         // Cap (§5.5): from p = 0.5 a huge error adds only 0.02.
-        q.p = 0.5;
-        q.qdelay = 1.0;
-        q.update();
+        q.st.p = 0.5;
+        q.st.qdelay = 1.0;
+        q.st.update(&q.law, &q.fifo);
         assert!((q.drop_probability() - 0.52).abs() < 1e-12, "{}", q.drop_probability());
         let mut nocap = pie(PieParams { cap_drop_adjustment: false, ..PieParams::default() });
-        nocap.p = 0.5;
-        nocap.qdelay = 1.0;
-        nocap.update();
+        nocap.st.p = 0.5;
+        nocap.st.qdelay = 1.0;
+        nocap.st.update(&nocap.law, &nocap.fifo);
         assert_eq!(nocap.drop_probability(), 1.0);
     }
 
@@ -587,8 +405,8 @@ mod tests {
         // p high from the start; the RFC variant must still not drop before 150 ms.
         let (mut rng, mut drops) = io();
         let mut q = pie(PieParams::default());
-        q.p = 0.9;
-        q.qdelay_old = 1.0;
+        q.st.p = 0.9;
+        q.st.qdelay_old = 1.0;
         let v = hold(&mut q, 0, 150, 200, 50, &mut rng, &mut drops);
         assert!(v.iter().all(|v| *v == Verdict::Enqueued), "dropped inside the allowance");
         // The allowance runs out at the 10th update (150 ms); with p high, drops follow.
@@ -597,8 +415,8 @@ mod tests {
         // Without an allowance the same start drops at once.
         let (mut rng, mut drops) = io();
         let mut q = pie(PieParams { max_burst: Duration(Dur::ZERO), ..PieParams::default() });
-        q.p = 0.9;
-        q.qdelay_old = 1.0;
+        q.st.p = 0.9;
+        q.st.qdelay_old = 1.0;
         let v = hold(&mut q, 0, 140, 200, 50, &mut rng, &mut drops);
         assert!(v.iter().any(|v| matches!(v, Verdict::Dropped(DropKind::Early))));
     }
@@ -620,11 +438,11 @@ mod tests {
         // §4.4: an update with p = 0 and both delays below target/2 restores MAX_BURST.
         let (mut rng, mut drops) = io();
         let mut q = pie(PieParams::default());
-        q.burst_allowance = Dur::ZERO;
-        q.p = 0.01; // not over yet: p > 0
+        q.st.burst_allowance = Dur::ZERO;
+        q.st.p = 0.01; // not over yet: p > 0
         q.dequeue(Time(15 * MS), &mut drops);
         assert_eq!(q.burst_allowance(), Dur::ZERO);
-        q.p = 0.0;
+        q.st.p = 0.0;
         q.enqueue(DATA, Time(29 * MS), &mut rng, &mut drops);
         q.dequeue(Time(30 * MS), &mut drops);
         assert_eq!(q.burst_allowance(), Dur::from_millis(150));
@@ -636,23 +454,23 @@ mod tests {
         let mut q = pie(PieParams { variant: PieVariant::Ns3, ..PieParams::default() });
         q.enqueue(DATA, Time(0), &mut rng, &mut drops); // arms the allowance (state IN_BURST_PROTECTING)
         q.dequeue(Time(MS), &mut drops);
-        assert_eq!(q.burst_state, BurstState::InBurstProtecting);
+        assert_eq!(q.st.burst_state, BurstState::InBurstProtecting);
         // Idle from here on. The 10th update (150 ms) ends the allowance and, quiet, moves to
         // IN_BURST with burst_reset = 0; each quiet update after adds 1, and ns-3 re-arms once
         // burst_reset > uint32(1.5 / 0.015) = 100: at the 111th update (1665 ms), not the 110th.
         q.dequeue(Time(150 * MS), &mut drops);
-        assert_eq!(q.burst_state, BurstState::InBurst);
+        assert_eq!(q.st.burst_state, BurstState::InBurst);
         q.dequeue(Time(1650 * MS), &mut drops);
-        assert_eq!(q.burst_state, BurstState::InBurst, "re-armed after only 100 quiet updates");
+        assert_eq!(q.st.burst_state, BurstState::InBurst, "re-armed after only 100 quiet updates");
         q.dequeue(Time(1665 * MS), &mut drops);
-        assert_eq!(q.burst_state, BurstState::NoBurst);
+        assert_eq!(q.st.burst_state, BurstState::NoBurst);
     }
 
     #[test]
     fn empty_queue_decays_p() {
         let (mut rng, mut drops) = io();
         let mut q = pie(PieParams::default());
-        q.p = 0.5;
+        q.st.p = 0.5;
         q.enqueue(DATA, Time(MS), &mut rng, &mut drops);
         q.dequeue(Time(2 * MS), &mut drops); // empties the queue: qdelay = 0
         q.dequeue(Time(150 * MS), &mut drops); // 10 updates with qdelay = old = 0 ...
@@ -670,13 +488,13 @@ mod tests {
     fn no_drops_below_half_target_with_p_under_0_2() {
         let (mut rng, mut drops) = io();
         let mut q = pie(PieParams { max_burst: Duration(Dur::ZERO), ..PieParams::default() });
-        q.p = 0.19;
+        q.st.p = 0.19;
         // qdelay 5 ms < 7.5 ms: p falls, but while it is < 0.2 and old delay is low nothing drops.
         let v = hold(&mut q, 0, 2000, 5, 50, &mut rng, &mut drops);
         assert!(v.iter().all(|v| *v == Verdict::Enqueued));
         // The same p with the previous delay at target does drop.
         let mut q = pie(PieParams { max_burst: Duration(Dur::ZERO), alpha: 0.0, beta: 0.0, ..PieParams::default() });
-        q.p = 0.19;
+        q.st.p = 0.19;
         let v = hold(&mut q, 0, 2000, 15, 50, &mut rng, &mut drops);
         assert!(v.iter().filter(|v| matches!(v, Verdict::Dropped(_))).count() > 200);
     }
@@ -686,10 +504,10 @@ mod tests {
         for variant in [PieVariant::Rfc8033, PieVariant::Ns3] {
             let (mut rng, mut drops) = io();
             let mut q = pie(PieParams { variant, max_burst: Duration(Dur::ZERO), ..PieParams::default() });
-            q.p = 1.0;
-            q.qdelay_old = 1.0;
-            q.burst_state = BurstState::InBurst; // ns-3: no re-arming of the allowance
-            q.next_update_at = Time::NEVER; // freeze p
+            q.st.p = 1.0;
+            q.st.qdelay_old = 1.0;
+            q.st.burst_state = BurstState::InBurst; // ns-3: no re-arming of the allowance
+            q.st.next_update_at = Time::NEVER; // freeze p
             assert_eq!(q.enqueue(DATA, Time(0), &mut rng, &mut drops), Verdict::Enqueued);
             assert_eq!(q.enqueue(DATA, Time(0), &mut rng, &mut drops), Verdict::Enqueued);
             assert_eq!(q.enqueue(DATA, Time(0), &mut rng, &mut drops), Verdict::Enqueued, "{variant:?}");
@@ -702,17 +520,17 @@ mod tests {
         let (mut rng, mut drops) = io();
         let ect = Packet { ecn: Ecn::Ect, ..DATA };
         let mut q = pie(PieParams { ecn: true, max_burst: Duration(Dur::ZERO), ..PieParams::default() });
-        q.next_update_at = Time::NEVER;
-        q.qdelay_old = 1.0;
+        q.st.next_update_at = Time::NEVER;
+        q.st.qdelay_old = 1.0;
         for _ in 0..3 {
             q.fifo.push(DATA, Time(0));
         }
-        q.p = 0.1; // exactly the threshold: the RFC variant marks (p ≤ 10 %)
+        q.st.p = 0.1; // exactly the threshold: the RFC variant marks (p ≤ 10 %)
         let v: Vec<_> = (0..200).map(|_| q.enqueue(ect, Time(0), &mut rng, &mut drops)).collect();
         assert!(v.iter().any(|v| *v == Verdict::Marked));
         assert!(!v.iter().any(|v| matches!(v, Verdict::Dropped(_))));
         assert_eq!(q.stats().marks as usize, v.iter().filter(|v| **v == Verdict::Marked).count());
-        q.p = 0.5;
+        q.st.p = 0.5;
         let v: Vec<_> = (0..200).map(|_| q.enqueue(ect, Time(0), &mut rng, &mut drops)).collect();
         assert!(v.iter().any(|v| matches!(v, Verdict::Dropped(DropKind::Early))));
         assert!(!v.iter().any(|v| *v == Verdict::Marked));
@@ -723,9 +541,9 @@ mod tests {
         // With p = 0.1 the accumulated probability reaches 0.85 only at the 9th arrival.
         let (mut rng, mut drops) = io();
         let mut q = pie(PieParams { derandomize: true, max_burst: Duration(Dur::ZERO), ..PieParams::default() });
-        q.next_update_at = Time::NEVER;
-        q.qdelay_old = 1.0;
-        q.p = 0.1;
+        q.st.next_update_at = Time::NEVER;
+        q.st.qdelay_old = 1.0;
+        q.st.p = 0.1;
         for _ in 0..3 {
             q.fifo.push(DATA, Time(0));
         }
@@ -733,9 +551,9 @@ mod tests {
         assert!(v.iter().all(|v| *v == Verdict::Enqueued));
         // Without derandomization the same p drops from the first arrivals on.
         let mut r = pie(PieParams { max_burst: Duration(Dur::ZERO), ..PieParams::default() });
-        r.next_update_at = Time::NEVER;
-        r.qdelay_old = 1.0;
-        r.p = 0.1;
+        r.st.next_update_at = Time::NEVER;
+        r.st.qdelay_old = 1.0;
+        r.st.p = 0.1;
         for _ in 0..3 {
             r.fifo.push(DATA, Time(0));
         }
@@ -755,7 +573,7 @@ mod tests {
             q.dequeue(Time(t * MS), &mut drops);
         }
         // The cycle started at the 1 ms dequeue (39 KB left) and closed at the 17th packet (17 ms).
-        assert!((q.dq.avg_rate - 17_000.0 / 0.016).abs() < 1e-6, "{}", q.dq.avg_rate);
+        assert!((q.st.dq.avg_rate - 17_000.0 / 0.016).abs() < 1e-6, "{}", q.st.dq.avg_rate);
         q.dequeue(Time(30 * MS), &mut drops); // the update at 30 ms sees the 20 KB left
         let want = 20_000.0 / (17_000.0 / 0.016);
         assert!((q.queue_delay() - want).abs() < 1e-9, "{} vs {want}", q.queue_delay());

@@ -18,6 +18,7 @@ use crate::qdisc::{
 use crate::qdisc::{PiParams, TsqParams};
 use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
+use crate::qdisc::FqPieParams;
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -80,6 +81,8 @@ pub enum QueueSpec {
     FqCodel(FqCodelParams),
     /// `kind = "pie"`
     Pie(PieParams),
+    /// `kind = "fq_pie"`
+    FqPie(FqPieParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -87,7 +90,7 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie"];
+      "pie", "fq_pie"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -113,6 +116,7 @@ impl QueueSpec {
             QueueSpec::Codel(p) => AnyQdisc::Codel(p.validate(path)?),
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(p.validate(path)?),
             QueueSpec::Pie(p) => AnyQdisc::Pie(p.validate(path)?),
+            QueueSpec::FqPie(p) => AnyQdisc::FqPie(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -139,6 +143,7 @@ impl QueueSpec {
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
             QueueSpec::Pie(_) => "pie",
+            QueueSpec::FqPie(_) => "fq_pie",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -164,6 +169,7 @@ impl QueueSpec {
             QueueSpec::Codel(p) => serde_json::to_value(p),
             QueueSpec::FqCodel(p) => serde_json::to_value(p),
             QueueSpec::Pie(p) => serde_json::to_value(p),
+            QueueSpec::FqPie(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -359,6 +365,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "codel" => Ok(QueueSpec::Codel(params(rest, path)?)),
         "fq_codel" | "fq-codel" => Ok(QueueSpec::FqCodel(params(rest, path)?)),
         "pie" => Ok(QueueSpec::Pie(params(rest, path)?)),
+        "fq_pie" | "fq-pie" => Ok(QueueSpec::FqPie(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
