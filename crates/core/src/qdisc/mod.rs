@@ -35,6 +35,9 @@ pub mod codel_core;
 pub mod fq_codel;
 // PIE (RFC 8033)
 pub mod pie;
+// BLUE and Stochastic Fair Blue (Feng et al. 2002)
+pub mod blue;
+pub mod sfb;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -60,6 +63,8 @@ pub use tsq::{Tsq, TsqParams};
 pub use codel::{Codel, CodelParams};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
+pub use blue::{Blue, BlueParams};
+pub use sfb::{Sfb, SfbParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,6 +275,10 @@ pub enum AnyQdisc {
     FqCodel(FqCodel),
     /// PIE (RFC 8033).
     Pie(Pie),
+    /// BLUE (Feng et al. 2002).
+    Blue(Blue),
+    /// Stochastic Fair Blue (Feng et al. 2002; Linux sch_sfb).
+    Sfb(Sfb),
 }
 
 macro_rules! dispatch {
@@ -295,6 +304,8 @@ macro_rules! dispatch {
             AnyQdisc::Codel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Pie($q) => $e,
+            AnyQdisc::Blue($q) => $e,
+            AnyQdisc::Sfb($q) => $e,
         }
     };
 }

@@ -18,6 +18,7 @@ use crate::qdisc::{
 use crate::qdisc::{PiParams, TsqParams};
 use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
+use crate::qdisc::{BlueParams, SfbParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -80,6 +81,10 @@ pub enum QueueSpec {
     FqCodel(FqCodelParams),
     /// `kind = "pie"`
     Pie(PieParams),
+    /// `kind = "blue"`
+    Blue(BlueParams),
+    /// `kind = "sfb"`
+    Sfb(SfbParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -87,7 +92,7 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie"];
+      "pie", "blue", "sfb"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -113,6 +118,8 @@ impl QueueSpec {
             QueueSpec::Codel(p) => AnyQdisc::Codel(p.validate(path)?),
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(p.validate(path)?),
             QueueSpec::Pie(p) => AnyQdisc::Pie(p.validate(path)?),
+            QueueSpec::Blue(p) => AnyQdisc::Blue(p.validate(path)?),
+            QueueSpec::Sfb(p) => AnyQdisc::Sfb(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -139,6 +146,8 @@ impl QueueSpec {
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
             QueueSpec::Pie(_) => "pie",
+            QueueSpec::Blue(_) => "blue",
+            QueueSpec::Sfb(_) => "sfb",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -164,6 +173,8 @@ impl QueueSpec {
             QueueSpec::Codel(p) => serde_json::to_value(p),
             QueueSpec::FqCodel(p) => serde_json::to_value(p),
             QueueSpec::Pie(p) => serde_json::to_value(p),
+            QueueSpec::Blue(p) => serde_json::to_value(p),
+            QueueSpec::Sfb(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -359,6 +370,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "codel" => Ok(QueueSpec::Codel(params(rest, path)?)),
         "fq_codel" | "fq-codel" => Ok(QueueSpec::FqCodel(params(rest, path)?)),
         "pie" => Ok(QueueSpec::Pie(params(rest, path)?)),
+        "blue" => Ok(QueueSpec::Blue(params(rest, path)?)),
+        "sfb" => Ok(QueueSpec::Sfb(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
