@@ -361,8 +361,8 @@ mod tests {
         // 5 queued: not above L = 5.
         q.enqueue(DATA, Time(MS), &mut rng, &mut drops);
         assert_eq!(q.marking_probability(), 0.0);
-        // 6 queued: above L, a congestion event; the packet is still admitted (p was 0 at the draw
-        // ... and 0.0025 now; the draw may drop it, so only the probability is asserted).
+        // 6 queued: above L, a congestion event before the draw (which, at p_m = 0.0025, may drop
+        // the packet, so only the probability is asserted).
         q.enqueue(DATA, Time(2 * MS), &mut rng, &mut drops);
         assert_eq!(q.marking_probability(), 0.0025);
         // The overflow-only default ignores the same queue.
