@@ -628,6 +628,36 @@ mod tests {
     }
 
     #[test]
+    fn ecn_marks_below_half_and_linux_drops_above_it() {
+        // Flow 3's bins set by hand (qlen between 0 and target, so no update): p_min = 0.3, then
+        // 0.9. ECN-capable packets are marked at 0.3 in both variants; at 0.9 Linux drops a
+        // share 2(0.9 − ½) = 0.8 of them, the paper variant marks them all.
+        let ect = |s| Packet { ecn: Ecn::Ect, ..pkt(3, s) };
+        for (variant, p, want_drops) in [(SfbVariant::Linux, 0.3, false), (SfbVariant::Paper, 0.9, false), (SfbVariant::Linux, 0.9, true)] {
+            let (mut rng, mut drops) = io();
+            let mut q = sfb(SfbParams { variant, ecn: true, levels: 2, bins: 4, target: 1000, max: 1000, limit: 1000, ..SfbParams::default() });
+            q.seeds = Some([1, 2]);
+            let h = flow_hash(3, 1);
+            for l in 0..2 {
+                let i = q.bin_index(0, l, h);
+                q.bins[i].p = p;
+                q.bins[i].qlen = 1;
+            }
+            let v: Vec<_> = (0..500).map(|s| q.enqueue(ect(s), Time(0), &mut rng, &mut drops)).collect();
+            let marked = v.iter().filter(|v| **v == Verdict::Marked).count();
+            let dropped = v.iter().filter(|v| **v == Verdict::Dropped(DropKind::Early)).count();
+            assert!(marked > 0, "{variant:?} {p}");
+            assert_eq!(dropped > 0, want_drops, "{variant:?} {p}: {dropped} drops");
+            if want_drops {
+                // 0.8 of 500 dropped, 0.1 marked: expect ~400 and ~50.
+                assert!((340..=460).contains(&dropped) && (20..=90).contains(&marked), "{dropped} {marked}");
+            }
+            // Not ECN-capable: dropped instead of marked.
+            assert_ne!(q.enqueue(pkt(3, 999), Time(0), &mut rng, &mut drops), Verdict::Marked);
+        }
+    }
+
+    #[test]
     fn full_bins_drop_at_max() {
         let (mut rng, mut drops) = io();
         let mut q = sfb(SfbParams { levels: 2, bins: 4, target: 1000, max: 5, ..SfbParams::default() });
