@@ -109,6 +109,16 @@ def test_threshold_trigger_shortens_the_queue_further() -> None:
     assert runs["threshold"]["drops_overflow"] == 0
 
 
+def test_blue_with_ecn_marks_instead_of_dropping() -> None:
+    # The paper's §IV point that BLUE with ECN runs without loss. Measured (seed 3, 8 ECN-capable
+    # TCP flows, no UDP): 138 marks, no drop of any kind, 59.4 ms mean sojourn, 100 % utilization.
+    s = dumbbell({"kind": "blue", "limit": BUFFER, "ecn": True}, udp_rate=None)
+    s["flows"][0]["ecn"] = True
+    q = aqmlab.run(s).queues.iloc[0]
+    assert q["marks"] > 0 and q["drops"] == 0, (q["marks"], q["drops"])
+    assert q["utilization"] > 0.99
+
+
 def test_sfb_variants_agree_without_ecn_or_a_rehash() -> None:
     # The paper and Linux variants differ only for ECN-capable packets above p = 1/2 and in what
     # warms the next bin set before a rehash (default every 600 s): in a 40-s drop-only run they
