@@ -13,7 +13,10 @@
 //! Order of the arrival's tests (as `sfb_enqueue`):
 //! 1. `limit` packets queued → drop (`Overflow`).
 //! 2. Rehash clock (below), then the bin updates above.
-//! 3. The least `qlen` of its bins ≥ `max` → drop (`Overflow`, counted as `bin_drops`).
+//! 3. The least `qlen` of its bins ≥ `max` → drop (`Overflow`, counted as `bin_drops`). Paper
+//!    variant: also any of its bins holding more than `target` (the pseudo-code of §V: a bin above
+//!    `bin_size` raises its `p_m` *and drops the packet*); the paper's bins are full above
+//!    `target`, Linux's at `target`.
 //! 4. `p_min = 1` (the paper's "non-responsive flow"): `penalty = "rate_limit"` admits it from a
 //!    token bucket shared by all such flows (`penalty_rate` packets/s, `penalty_burst` deep) and
 //!    drops it (`Forced`, `penalty_drops`) when no token is left; `penalty = "drop"` drops it.
@@ -278,25 +281,27 @@ impl Sfb {
         (set * self.cfg.levels as usize + level) * bins + within
     }
 
-    /// Updates bin `i` for an arrival at `now` (§V: empty → down, at or above target → up).
+    /// Updates bin `i` for an arrival at `now` (§V: empty → down, full → up). Full is
+    /// `qlen ≥ target` (Linux) or `qlen > target` (the paper's `qlen > bin_size`). Returns
+    /// whether the bin is full.
     #[inline]
-    fn update_bin(&mut self, i: usize, now: Time) {
+    fn update_bin(&mut self, i: usize, now: Time) -> bool {
         let (inc, dec, freeze) = (self.cfg.increment, self.cfg.decrement, self.cfg.freeze_time.0);
+        let paper = self.cfg.variant == SfbVariant::Paper;
+        let target = self.cfg.target;
         let b = &mut self.bins[i];
-        let up = if b.qlen == 0 {
-            false
-        } else if b.qlen >= self.cfg.target {
-            true
-        } else {
-            return;
-        };
+        let full = if paper { b.qlen > target } else { b.qlen >= target };
+        if b.qlen != 0 && !full {
+            return false;
+        }
         if freeze > Dur::ZERO {
             if b.last_update_at.is_some_and(|t| now.saturating_since(t) <= freeze) {
-                return;
+                return full;
             }
             b.last_update_at = Some(now);
         }
-        b.p = if up { (b.p + inc).min(1.0) } else { (b.p - dec).max(0.0) };
+        b.p = if full { (b.p + inc).min(1.0) } else { (b.p - dec).max(0.0) };
+        full
     }
 
     /// Draws the seeds at the first arrival; runs the rehash clock (`sfb_enqueue`'s order).
@@ -328,16 +333,17 @@ impl Sfb {
         }
     }
 
-    /// Updates the bins of hash `h` in `set`; returns (least qlen, least p_m) over them.
-    fn visit(&mut self, set: usize, h: u64, now: Time) -> (u32, f64) {
-        let (mut qmin, mut pmin) = (u32::MAX, f64::INFINITY);
+    /// Updates the bins of hash `h` in `set`; returns (least qlen, least p_m, whether any bin
+    /// was full) over them.
+    fn visit(&mut self, set: usize, h: u64, now: Time) -> (u32, f64, bool) {
+        let (mut qmin, mut pmin, mut any_full) = (u32::MAX, f64::INFINITY, false);
         for level in 0..self.cfg.levels as usize {
             let i = self.bin_index(set, level, h);
-            self.update_bin(i, now);
+            any_full |= self.update_bin(i, now);
             qmin = qmin.min(self.bins[i].qlen);
             pmin = pmin.min(self.bins[i].p);
         }
-        (qmin, pmin)
+        (qmin, pmin, any_full)
     }
 
     /// Adds `delta` (±1) to the qlen of every bin the hashes point at.
@@ -398,14 +404,17 @@ impl Qdisc for Sfb {
         let slot = self.slot;
         let mut hashes = [0u64; 2];
         hashes[slot] = flow_hash(pkt.flow, seeds[slot]);
-        let (qmin, pmin) = self.visit(slot, hashes[slot], now);
+        let (qmin, pmin, any_full) = self.visit(slot, hashes[slot], now);
         let penalised = pmin >= 1.0;
         if self.double_buffering && (penalised || self.cfg.variant == SfbVariant::Paper) {
             let other = slot ^ 1;
             hashes[other] = flow_hash(pkt.flow, seeds[other]);
             self.visit(other, hashes[other], now);
         }
-        if qmin >= self.cfg.max {
+        // The paper drops an arrival that finds any of its bins full ("Drop packet" in the SFB
+        // pseudo-code); Linux only when even its least-filled bin holds `max`.
+        let paper_full = self.cfg.variant == SfbVariant::Paper && any_full;
+        if paper_full || qmin >= self.cfg.max {
             self.bin_drops += 1;
             self.stats.count_drop(DropKind::Overflow);
             return Verdict::Dropped(DropKind::Overflow);
@@ -654,6 +663,33 @@ mod tests {
             }
             // Not ECN-capable: dropped instead of marked.
             assert_ne!(q.enqueue(pkt(3, 999), Time(0), &mut rng, &mut drops), Verdict::Marked);
+        }
+    }
+
+    #[test]
+    fn paper_variant_drops_when_any_bin_is_over_its_size() {
+        // Flow 3's level-0 bin holds 21 packets (> target 20), its level-1 bin none. The paper's
+        // pseudo-code raises the full bin's p_m and drops the packet; Linux raises it too but
+        // admits the packet (its least-filled bin, 0, is below max) with p_min = 0.
+        for (variant, want) in [(SfbVariant::Paper, Verdict::Dropped(DropKind::Overflow)), (SfbVariant::Linux, Verdict::Enqueued)] {
+            let (mut rng, mut drops) = io();
+            let mut q = sfb(SfbParams { variant, levels: 2, bins: 4, ..SfbParams::default() });
+            q.seeds = Some([1, 2]);
+            let h = flow_hash(3, 1);
+            let full = q.bin_index(0, 0, h);
+            q.bins[full].qlen = 21;
+            assert_eq!(q.enqueue(pkt(3, 0), Time(0), &mut rng, &mut drops), want, "{variant:?}");
+            assert_eq!(q.bins[full].p, 0.0005, "{variant:?}");
+        }
+        // At exactly target (20) the paper's bin is not full (qlen > bin_size), Linux's is.
+        for (variant, p) in [(SfbVariant::Paper, 0.0), (SfbVariant::Linux, 0.0005)] {
+            let (mut rng, mut drops) = io();
+            let mut q = sfb(SfbParams { variant, levels: 2, bins: 4, ..SfbParams::default() });
+            q.seeds = Some([1, 2]);
+            let full = q.bin_index(0, 0, flow_hash(3, 1));
+            q.bins[full].qlen = 20;
+            assert_eq!(q.enqueue(pkt(3, 0), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+            assert_eq!(q.bins[full].p, p, "{variant:?}");
         }
     }
 
