@@ -119,16 +119,15 @@ def test_blue_with_ecn_marks_instead_of_dropping() -> None:
     assert q["utilization"] > 0.99
 
 
-def test_sfb_variants_agree_without_ecn_or_a_rehash() -> None:
-    # The paper and Linux variants differ only for ECN-capable packets above p = 1/2 and in what
-    # warms the next bin set before a rehash (default every 600 s): in a 40-s drop-only run they
-    # give identical results.
-    a = aqmlab.run(dumbbell({"kind": "sfb"})).summary
-    b = aqmlab.run(dumbbell({"kind": "sfb", "variant": "paper"})).summary
-    for s in (a, b):
-        s.pop("wall_seconds", None)
-        s.pop("scenario", None)
-    assert a["flows"] == b["flows"] and a["queues"][0]["drops_early"] == b["queues"][0]["drops_early"]
+def test_paper_sfb_isolates_less_than_linux_sfb_but_far_more_than_blue(with_udp) -> None:
+    # variant = "paper" drops an arrival that finds any of its bins above target. Measured (seeds
+    # 1-3): the UDP flow gets 2.67, 2.20, 2.62 Mb/s (Linux variant: 0.90, 1.16, 1.12; BLUE about 9),
+    # TCP flows 0.87-0.93 Mb/s on average, with 1734-1966 bin drops. Criterion (seed 3): below 3x
+    # the fair share, above the Linux variant's, below half of BLUE's.
+    paper_udp, _ = udp_and_tcp(aqmlab.run(dumbbell({"kind": "sfb", "variant": "paper"})))
+    linux_udp, _ = udp_and_tcp(with_udp["sfb"])
+    blue_udp, _ = udp_and_tcp(with_udp["blue"])
+    assert linux_udp < paper_udp < 3 * FAIR_BPS and paper_udp < 0.5 * blue_udp, (linux_udp, paper_udp, blue_udp)
 
 
 def test_same_seed_same_sfb_run() -> None:

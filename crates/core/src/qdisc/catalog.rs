@@ -463,12 +463,12 @@ fn blue_docs() -> Value {
 /// The keys of `sfb`.
 fn sfb_docs() -> Value {
     json!({
-        "variant": "linux (default: sch_sfb.c; p_min > 1/2 drops even ECN packets, only penalised flows warm the next bin set) | paper (sec. V: every flow warms the next bin set, ECN packets always marked)",
+        "variant": "linux (default: sch_sfb.c; p_min > 1/2 drops even ECN packets, only penalised flows warm the next bin set) | paper (sec. V: an arrival finding any of its bins above target is dropped, every flow warms the next bin set, ECN packets always marked)",
         "limit": "packets the queue holds, 1..=16777216 (1000, Linux's tx_queue_len)",
         "levels": "hash levels L, 1..=32 (8)",
         "bins": "bins per level N, 1..=4096 (16)",
         "target": "bin occupancy in packets at or above which the bin's p_m rises (20)",
-        "max": "an arrival whose least-filled bin holds this many packets is dropped (25)",
+        "max": "an arrival whose least-filled bin holds this many packets is dropped (25; the paper variant also drops when any bin is above target)",
         "increment": "increment of a bin's p_m, in [0, 1] (0.0005, tc's default)",
         "decrement": "decrement of a bin's p_m when the bin is empty, in [0, 1] (0.00005, tc's default)",
         "freeze_time": "least time between two changes of one bin's p_m; 0 = every arrival, as Linux (0)",
