@@ -596,7 +596,7 @@ mod tests {
     fn faster_non_responsive_flow_enters_the_penalty_box() {
         // The same with the UDP flow at 4 packets/ms: its p_min reaches 1 and the penalty box
         // (10 packets/s, burst 20) drops most of what it sends from then on. Measured (seed 7):
-        // 6365 penalty drops in the first 20 s.
+        // 6365 penalty drops in 25 s.
         let (mut rng, mut drops) = io();
         let mut q = sfb(SfbParams::default());
         drive(&mut q, 20_000, 1000, 250, 8, &mut rng, &mut drops);
