@@ -24,7 +24,7 @@ CASES = {
     "weight above one": (("weight = 0.002", "weight = 2"), ["queue.weight", "(0, 1]"]),
     "zero flows": (("count = 4", "count = 0"), ["flows[0].count", "line 20", "at least 1"]),
     "warm-up not shorter than duration": (('warmup = "1s"', 'warmup = "5s"'), ["run.warmup", "line 3", "shorter"]),
-    "unknown discipline": (('kind = "red"', 'kind = "blue"'), ["queue.kind", "droptail", "red"]),
+    "unknown discipline": (('kind = "red"', 'kind = "purple"'), ["queue.kind", "droptail", "red"]),
     "not TOML": (("[run]", "[run"), ["line 1"]),
     "http: parametric key with Mah's distributions": (
         ('kind = "tcp"', 'kind = "http"\nprimary_median = "2kB"'),

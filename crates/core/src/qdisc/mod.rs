@@ -38,6 +38,9 @@ pub mod pie;
 pub(crate) mod pie_core;
 // FQ-PIE (RFC 8033 per flow queue under RFC 8290's scheduler; Linux sch_fq_pie, ns-3 FqPieQueueDisc)
 pub mod fq_pie;
+// BLUE and Stochastic Fair Blue (Feng et al. 2002)
+pub mod blue;
+pub mod sfb;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -64,6 +67,8 @@ pub use codel::{Codel, CodelParams};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
 pub use fq_pie::{FqPie, FqPieParams};
+pub use blue::{Blue, BlueParams};
+pub use sfb::{Sfb, SfbParams};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,6 +281,10 @@ pub enum AnyQdisc {
     Pie(Pie),
     /// FQ-PIE (Linux sch_fq_pie, ns-3 FqPieQueueDisc).
     FqPie(FqPie),
+    /// BLUE (Feng et al. 2002).
+    Blue(Blue),
+    /// Stochastic Fair Blue (Feng et al. 2002; Linux sch_sfb).
+    Sfb(Sfb),
 }
 
 macro_rules! dispatch {
@@ -302,6 +311,8 @@ macro_rules! dispatch {
             AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Pie($q) => $e,
             AnyQdisc::FqPie($q) => $e,
+            AnyQdisc::Blue($q) => $e,
+            AnyQdisc::Sfb($q) => $e,
         }
     };
 }

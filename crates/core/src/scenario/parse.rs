@@ -188,7 +188,7 @@ rate = "1Mbps"
         assert!(error_of(&GOOD.replace("count = 3", "count = 0")).starts_with("flows[0].count (line 16): must be at least 1"));
         assert!(error_of(&GOOD.replace("warmup = \"1s\"", "warmup = \"20s\"")).starts_with("run.warmup (line 4)"));
         assert!(error_of(&GOOD.replace("\"10Mbps\"", "\"-10Mbps\"")).contains("topology.bottleneck.rate"));
-        assert!(error_of(&GOOD.replace("kind = \"red\"", "kind = \"blue\"")).contains("queue.kind (line 10): unknown queue discipline \"blue\""));
+        assert!(error_of(&GOOD.replace("kind = \"red\"", "kind = \"purple\"")).contains("queue.kind (line 10): unknown queue discipline \"purple\""));
         assert!(error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\nvariant = \"reno\"")).starts_with("flows[1].variant"));
     }
 

@@ -19,6 +19,7 @@ use crate::qdisc::{PiParams, TsqParams};
 use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
+use crate::qdisc::{BlueParams, SfbParams};
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -83,6 +84,10 @@ pub enum QueueSpec {
     Pie(PieParams),
     /// `kind = "fq_pie"`
     FqPie(FqPieParams),
+    /// `kind = "blue"`
+    Blue(BlueParams),
+    /// `kind = "sfb"`
+    Sfb(SfbParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -90,7 +95,7 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie", "fq_pie"];
+      "pie", "fq_pie", "blue", "sfb"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -117,6 +122,8 @@ impl QueueSpec {
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(p.validate(path)?),
             QueueSpec::Pie(p) => AnyQdisc::Pie(p.validate(path)?),
             QueueSpec::FqPie(p) => AnyQdisc::FqPie(p.validate(path)?),
+            QueueSpec::Blue(p) => AnyQdisc::Blue(p.validate(path)?),
+            QueueSpec::Sfb(p) => AnyQdisc::Sfb(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -144,6 +151,8 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq_codel",
             QueueSpec::Pie(_) => "pie",
             QueueSpec::FqPie(_) => "fq_pie",
+            QueueSpec::Blue(_) => "blue",
+            QueueSpec::Sfb(_) => "sfb",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -170,6 +179,8 @@ impl QueueSpec {
             QueueSpec::FqCodel(p) => serde_json::to_value(p),
             QueueSpec::Pie(p) => serde_json::to_value(p),
             QueueSpec::FqPie(p) => serde_json::to_value(p),
+            QueueSpec::Blue(p) => serde_json::to_value(p),
+            QueueSpec::Sfb(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -366,6 +377,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "fq_codel" | "fq-codel" => Ok(QueueSpec::FqCodel(params(rest, path)?)),
         "pie" => Ok(QueueSpec::Pie(params(rest, path)?)),
         "fq_pie" | "fq-pie" => Ok(QueueSpec::FqPie(params(rest, path)?)),
+        "blue" => Ok(QueueSpec::Blue(params(rest, path)?)),
+        "sfb" => Ok(QueueSpec::Sfb(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
