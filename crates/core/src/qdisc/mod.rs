@@ -142,6 +142,24 @@ impl QdiscStats {
         }
     }
 
+    /// The counters a queue and each of its classes report in `summary.json`: arrivals,
+    /// enqueues, dequeues, drops in all and by kind, and the drop rate.
+    pub fn summary_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let serde_json::Value::Object(fields) = serde_json::json!({
+            "arrivals": self.arrivals,
+            "enqueues": self.enqueues,
+            "dequeues": self.dequeues,
+            "drops": self.drops(),
+            "drops_early": self.drops_early,
+            "drops_forced": self.drops_forced,
+            "drops_overflow": self.drops_overflow,
+            "drop_rate": self.drop_rate(),
+        }) else {
+            unreachable!("an object literal")
+        };
+        fields
+    }
+
     /// Counts one drop of `kind`.
     pub fn count_drop(&mut self, kind: DropKind) {
         match kind {

@@ -1319,7 +1319,7 @@ impl<'s> World<'s> {
             }) else {
                 unreachable!("an object literal")
             };
-            let mut queue_json = count_fields(&st);
+            let mut queue_json = st.summary_fields();
             queue_json.extend(fields);
             queues_json.push(serde_json::Value::Object(queue_json));
             let classes = link.qdisc.class_stats();
@@ -1330,7 +1330,7 @@ impl<'s> World<'s> {
                     .map(|(i, c)| {
                         let b = link.class_stats_at_warmup.get(i).cloned().unwrap_or_default();
                         let (st, by) = (c.stats.since(&b.stats), c.bytes.since(&b.bytes));
-                        let mut row = count_fields(&st);
+                        let mut row = st.summary_fields();
                         row.insert("name".into(), c.name.clone().into());
                         row.insert("throughput_bps".into(), (by.dequeues as f64 * 8.0 / span_s).into());
                         row.insert("average_at_end".into(), c.average.into());
@@ -1388,24 +1388,6 @@ impl<'s> World<'s> {
         let pcap = self.pcap.take().map(|w| w.finish());
         (summary, self.series, pcap)
     }
-}
-
-/// The counters a queue and each of its classes report: arrivals, enqueues, dequeues, drops by kind
-/// and the drop rate.
-fn count_fields(st: &QdiscStats) -> serde_json::Map<String, serde_json::Value> {
-    let serde_json::Value::Object(fields) = serde_json::json!({
-        "arrivals": st.arrivals,
-        "enqueues": st.enqueues,
-        "dequeues": st.dequeues,
-        "drops": st.drops(),
-        "drops_early": st.drops_early,
-        "drops_forced": st.drops_forced,
-        "drops_overflow": st.drops_overflow,
-        "drop_rate": st.drop_rate(),
-    }) else {
-        unreachable!("an object literal")
-    };
-    fields
 }
 
 /// The record of flow `f`'s transfer that completed at `now`, if it started after `warmup`.

@@ -1,0 +1,337 @@
+//! One direction of the emulated dumbbell: the near access delay, the bottleneck's queue
+//! discipline and link, then the bottleneck's propagation delay and the far access delay.
+//!
+//! Time here is the run's clock, but every step happens at the instant it is due, not when the
+//! router happened to wake: a packet leaves the queue at exactly the end of the previous
+//! transmission even if the thread woke 50 µs later. The discipline therefore sees the same
+//! sequence of times it would in the simulator, and the wake-up jitter only delays the hand-over
+//! to the kernel.
+//!
+//! Conventions are the simulator's (`topology::dumbbell`): a packet leaves the discipline when
+//! its transmission starts; an idle link reports itself to the discipline with the time it went
+//! idle (RED's idle decay); counts and time averages cover the time after the warm-up.
+
+use aqmlab_core::engine::{Dur, Rng, Time};
+use aqmlab_core::metrics::QueueMonitor;
+use aqmlab_core::packet::Ecn;
+use aqmlab_core::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
+use aqmlab_core::topology::link_rate::LinkRate;
+use rand::Rng as _;
+
+use crate::delay_line::DelayLine;
+use crate::ip_header;
+use crate::packet_store::PacketStore;
+
+/// Delays of each flow on this path: before the queue (the near access link) and after it
+/// (bottleneck propagation plus the far access link). Flows the scenario does not name get no
+/// access delay.
+#[derive(Clone, Debug)]
+pub struct PathDelays {
+    /// Near access delay of scenario flow i.
+    pub before: Vec<Dur>,
+    /// Bottleneck plus far access delay of scenario flow i.
+    pub after: Vec<Dur>,
+    /// After-queue delay of packets of no scenario flow.
+    pub after_default: Dur,
+}
+
+impl PathDelays {
+    fn before(&self, flow: u32) -> Dur {
+        self.before.get(flow as usize).copied().unwrap_or(Dur::ZERO)
+    }
+    fn after(&self, flow: u32) -> Dur {
+        self.after.get(flow as usize).copied().unwrap_or(self.after_default)
+    }
+}
+
+/// What happened to one flow's packets on this path after the warm-up.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowCounters {
+    /// Packets offered to the queue.
+    pub arrivals: u64,
+    /// Packets dropped by the discipline (arrivals and from inside the queue).
+    pub drops: u64,
+    /// Packets the discipline marked CE.
+    pub marks: u64,
+    /// IP bytes that finished transmission.
+    pub bytes_sent: u64,
+    /// Bytes in the current time-series bin.
+    bin_bytes: u64,
+}
+
+/// The path's samples, one per time-series bin.
+#[derive(Clone, Debug, Default)]
+pub struct PathSeries {
+    /// Packets in the discipline at each bin's end.
+    pub queue_pkts: Vec<f64>,
+    /// Bytes in the discipline at each bin's end.
+    pub queue_bytes: Vec<f64>,
+    /// The discipline's smoothed estimate at each bin's end (NaN without one).
+    pub queue_avg: Vec<f64>,
+    /// Per flow id: bits/s that finished transmission in each bin.
+    pub flow_throughput_bps: Vec<Vec<f64>>,
+}
+
+/// One direction of the emulated bottleneck.
+pub struct EmulatedPath {
+    qdisc: AnyQdisc,
+    rng: Rng,
+    /// Independent random loss before the queue (the scenario's bottleneck `loss`), and its stream.
+    loss: Option<(f64, Rng)>,
+    drops: DropBuf,
+    rate: LinkRate,
+    busy_until: Time,
+    idle_reported: bool,
+    ingress: DelayLine,
+    egress: DelayLine,
+    delays: PathDelays,
+    monitor: QueueMonitor,
+    warmup: Time,
+    end: Time,
+    stats_at_warmup: Option<QdiscStats>,
+    details_at_warmup: Vec<(&'static str, u64)>,
+    flows: Vec<FlowCounters>,
+    bin: Dur,
+    next_bin: Time,
+    series: PathSeries,
+    /// Packets dropped because the router's packet store was full (not the discipline's doing).
+    pub store_full_drops: u64,
+}
+
+impl EmulatedPath {
+    /// A path through `qdisc` at `rate_bps`, measured over [`warmup`, `end`] in bins of `bin`.
+    pub fn new(qdisc: AnyQdisc, rng: Rng, rate_bps: f64, delays: PathDelays, warmup: Time, end: Time, bin: Dur) -> EmulatedPath {
+        EmulatedPath {
+            qdisc,
+            rng,
+            loss: None,
+            drops: DropBuf::new(),
+            rate: LinkRate::new(rate_bps),
+            busy_until: Time::ZERO,
+            idle_reported: false,
+            ingress: DelayLine::default(),
+            egress: DelayLine::default(),
+            delays,
+            monitor: QueueMonitor::new(warmup),
+            warmup,
+            end,
+            stats_at_warmup: None,
+            details_at_warmup: Vec::new(),
+            flows: Vec::new(),
+            bin,
+            next_bin: Time::ZERO + bin,
+            series: PathSeries::default(),
+            store_full_drops: 0,
+        }
+    }
+
+    /// Packets entering the queue are lost with probability `p`, drawn from `rng`.
+    pub fn with_loss(mut self, p: f64, rng: Rng) -> EmulatedPath {
+        self.loss = (p > 0.0).then_some((p, rng));
+        self
+    }
+
+    /// A packet stored in `slot` entered the path at `now`.
+    pub fn arrive(&mut self, now: Time, slot: u32, store: &PacketStore) {
+        let flow = store.packet(slot).flow;
+        self.ingress.push(now + self.delays.before(flow), slot);
+    }
+
+    /// When the path next has something to do, if anything is pending.
+    pub fn next_due(&self) -> Option<Time> {
+        let tx = (self.qdisc.len_packets() > 0).then_some(self.busy_until);
+        [self.ingress.next_release(), tx, self.egress.next_release(), Some(self.next_bin)].into_iter().flatten().min()
+    }
+
+    /// Runs every step due at or before `now`, in time order; slots whose packets reached the far
+    /// end are appended to `delivered` (the caller writes and releases them).
+    pub fn advance(&mut self, now: Time, store: &mut PacketStore, delivered: &mut Vec<u32>) {
+        loop {
+            let tx = (self.qdisc.len_packets() > 0).then_some(self.busy_until);
+            let due = [self.egress.next_release(), tx, self.ingress.next_release()].into_iter().flatten().min();
+            let Some(t) = due.filter(|&t| t <= now) else { break };
+            self.close_bins_until(t);
+            if let Some((_, slot)) = self.egress.pop_due(t) {
+                delivered.push(slot);
+            } else if tx == Some(t) {
+                self.start_transmission(t, store);
+            } else if let Some((at, slot)) = self.ingress.pop_due(t) {
+                self.enqueue(at, slot, store);
+            }
+        }
+        self.close_bins_until(now);
+    }
+
+    fn measuring(&self, t: Time) -> bool {
+        t >= self.warmup
+    }
+
+    fn counters(&mut self, flow: u32) -> &mut FlowCounters {
+        let i = flow as usize;
+        if i >= self.flows.len() {
+            self.flows.resize(i + 1, FlowCounters::default());
+        }
+        &mut self.flows[i]
+    }
+
+    fn enqueue(&mut self, t: Time, slot: u32, store: &mut PacketStore) {
+        if let Some((p, rng)) = self.loss.as_mut() {
+            if rng.gen::<f64>() < *p {
+                let flow = store.packet(slot).flow;
+                store.release(slot);
+                if self.measuring(t) {
+                    self.monitor.link_losses += 1;
+                    self.counters(flow).drops += 1;
+                }
+                return;
+            }
+        }
+        let idle = self.busy_until <= t;
+        if idle && !self.idle_reported {
+            let at = self.busy_until;
+            self.start_transmission(at, store);
+        }
+        let mut pkt = *store.packet(slot);
+        pkt.seq = slot;
+        pkt.enqueued_at = t;
+        let verdict = self.qdisc.enqueue(pkt, t, &mut self.rng, &mut self.drops);
+        let measuring = self.measuring(t);
+        if measuring {
+            let c = self.counters(pkt.flow);
+            c.arrivals += 1;
+            match verdict {
+                Verdict::Marked => c.marks += 1,
+                Verdict::Dropped(_) => c.drops += 1,
+                Verdict::Enqueued => {}
+            }
+        }
+        if matches!(verdict, Verdict::Dropped(_)) {
+            store.release(slot);
+        }
+        if let Some(flow) = self.qdisc.take_front_mark() {
+            if measuring {
+                self.counters(flow).marks += 1;
+            }
+        }
+        self.release_inner_drops(t, store);
+        self.monitor.on_change(t, self.qdisc.len_packets(), self.qdisc.len_bytes());
+        if idle {
+            self.start_transmission(t, store);
+        }
+    }
+
+    /// Frees the slots of packets the discipline dropped from inside its queue.
+    fn release_inner_drops(&mut self, t: Time, store: &mut PacketStore) {
+        let measuring = self.measuring(t);
+        let mut drops = std::mem::take(&mut self.drops);
+        for (p, _) in drops.drain(..) {
+            if measuring {
+                self.counters(p.flow).drops += 1;
+            }
+            store.release(p.seq);
+        }
+        self.drops = drops; // keeps its allocation
+    }
+
+    /// The link is free at `t`: the discipline's next packet starts its transmission, or the
+    /// discipline learns that the link is idle.
+    fn start_transmission(&mut self, t: Time, store: &mut PacketStore) {
+        let marks_before = self.qdisc.stats().marks;
+        let next = self.qdisc.dequeue(t, &mut self.drops);
+        self.monitor.on_change(t, self.qdisc.len_packets(), self.qdisc.len_bytes());
+        self.release_inner_drops(t, store);
+        let Some(pkt) = next else {
+            self.idle_reported = true;
+            return;
+        };
+        self.idle_reported = false;
+        self.monitor.on_dequeue(t, pkt.enqueued_at);
+        if self.qdisc.stats().marks > marks_before && self.measuring(t) {
+            self.counters(pkt.flow).marks += 1;
+        }
+        let slot = pkt.seq;
+        // The discipline marks its descriptor; the packet on the wire is marked here. Only an
+        // ECN-capable packet can carry CE (`mark_ce` refuses the others).
+        if pkt.ecn == Ecn::Ce && store.packet(slot).ecn != Ecn::Ce {
+            ip_header::mark_ce(store.bytes_mut(slot));
+        }
+        let tx = self.rate.transmission(pkt.size);
+        let done = t + tx;
+        self.busy_until = done;
+        self.monitor.on_transmit(t, tx.0, self.end);
+        if done >= self.warmup && done <= self.end {
+            let c = self.counters(pkt.flow);
+            c.bytes_sent += u64::from(pkt.size);
+            c.bin_bytes += u64::from(pkt.size);
+        }
+        self.egress.push(done + self.delays.after(pkt.flow), slot);
+    }
+
+    /// Samples every bin boundary up to `t`, and the warm-up snapshot once it is passed. The state
+    /// is constant between steps, so a boundary sampled before the next step is exact.
+    fn close_bins_until(&mut self, t: Time) {
+        if self.stats_at_warmup.is_none() && t >= self.warmup {
+            self.stats_at_warmup = Some(*self.qdisc.stats());
+            self.details_at_warmup = self.qdisc.detail_counters();
+        }
+        while self.next_bin <= t && self.next_bin <= self.end {
+            let s = &mut self.series;
+            s.queue_pkts.push(self.qdisc.len_packets() as f64);
+            s.queue_bytes.push(self.qdisc.len_bytes() as f64);
+            s.queue_avg.push(self.qdisc.average().unwrap_or(f64::NAN));
+            let bins = s.queue_pkts.len();
+            s.flow_throughput_bps.resize_with(self.flows.len(), Vec::new);
+            let secs = self.bin.as_secs_f64();
+            for (c, col) in self.flows.iter_mut().zip(&mut s.flow_throughput_bps) {
+                col.resize(bins - 1, 0.0);
+                col.push(c.bin_bytes as f64 * 8.0 / secs);
+                c.bin_bytes = 0;
+            }
+            self.next_bin = self.next_bin + self.bin;
+        }
+    }
+
+    /// Packets held on the path (delay lines and queue).
+    pub fn held(&self) -> usize {
+        self.ingress.len() + self.egress.len() + self.qdisc.len_packets()
+    }
+
+    /// The per-flow counters, indexed by flow id.
+    pub fn flows(&self) -> &[FlowCounters] {
+        &self.flows
+    }
+
+    /// The `summary.json` entry of this path's queue over [warm-up, `end`], and its series.
+    pub fn finish(mut self, name: &str, kind: &str) -> (serde_json::Value, PathSeries) {
+        self.close_bins_until(self.end);
+        let span_s = self.end.saturating_since(self.warmup).as_secs_f64();
+        let (mean_p, mean_b) = self.monitor.means(self.end);
+        let st = self.qdisc.stats().since(&self.stats_at_warmup.unwrap_or_default());
+        let mut q = st.summary_fields();
+        let extra = serde_json::json!({
+            "name": name,
+            "kind": kind,
+            "marks": st.marks,
+            "link_losses": self.monitor.link_losses,
+            "mean_len_packets": mean_p,
+            "mean_len_bytes": mean_b,
+            "mean_sojourn_s": self.monitor.sojourn.mean_s(),
+            "p50_sojourn_s": self.monitor.sojourn.quantile_s(0.5),
+            "p99_sojourn_s": self.monitor.sojourn.quantile_s(0.99),
+            "utilization": self.monitor.busy_ns as f64 * 1e-9 / span_s,
+            "router_store_full_drops": self.store_full_drops,
+        });
+        q.extend(extra.as_object().cloned().unwrap_or_default());
+        let at_warmup = |name: &str| self.details_at_warmup.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+        let details: serde_json::Map<String, serde_json::Value> =
+            self.qdisc.detail_counters().into_iter().map(|(k, v)| (k.to_string(), (v - at_warmup(k)).into())).collect();
+        if !details.is_empty() {
+            q.insert("details".into(), details.into());
+        }
+        let bins = self.series.queue_pkts.len();
+        for col in &mut self.series.flow_throughput_bps {
+            col.resize(bins, 0.0);
+        }
+        (serde_json::Value::Object(q), self.series)
+    }
+}
