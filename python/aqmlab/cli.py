@@ -97,6 +97,59 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
 
 
 @cli.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "out", type=str, default=None,
+              help="Results directory (default: results/live-<scenario name>); replaced as a whole, and only "
+                   "once the run is complete.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Override run.seed (0 to 2^64-1).")
+@click.option("--compare", is_flag=True, help="Also simulate the scenario and print both side by side.")
+@click.option("--no-plot", is_flag=True, help="Skip plot.png.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
+def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool, no_plot: bool, quiet: bool) -> None:
+    """Run SCENARIO on real Linux traffic: two network namespaces joined by aqmlab's router, which
+    runs the scenario's queue discipline on every packet (needs root; takes the scenario's duration
+    in wall time; docs/live.md)."""
+    from tqdm import tqdm
+
+    from .live import run_live
+    from .output import check_output_dir
+
+    path = scenario or api.default_scenario_path()
+    out_arg = Path("results") / f"live-{path.stem}" if out is None else out
+    try:
+        check_output_dir(out_arg)
+        total_s = api.seconds(api.validate(path)["run"]["duration"])
+        bar = tqdm(total=round(total_s, 1), unit="s", disable=quiet, leave=False,
+                   bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s live")
+
+        def progress(now_s: float) -> None:
+            bar.update(round(min(now_s, total_s) - bar.n, 1))
+
+        try:
+            res = run_live(path, seed=seed, out=out_arg, plot=not no_plot, progress=progress)
+        finally:
+            bar.close()
+        sim = api.run(path, seed=seed) if compare else None
+    except AqmlabError as e:
+        _fail(str(e))
+        return
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing was written")
+        return
+    if quiet:
+        return
+    click.echo(f"scenario: {path} (live, kernel {res.summary['kernel']})")
+    rows = [("live", res)] + ([("simulated", sim)] if sim is not None else [])
+    for label, r in rows:
+        agg, q = r.aggregate, r.queues.iloc[0]
+        click.echo(f"{label:>9}: goodput {agg['goodput_bps'] / 1e6:.3f} Mb/s over {agg['flows']} flows, "
+                   f"Jain {agg['jain_index']:.4f}; {q['kind']}: mean queue {q['mean_len_packets']:.1f} pkts, "
+                   f"mean sojourn {q['mean_sojourn_s'] * 1e3:.1f} ms, drop rate {q['drop_rate']:.4f}, "
+                   f"marks {q['marks']:,}, utilization {q['utilization']:.3f}")
+    click.echo(f"results: {out_arg}/summary.json, {out_arg}/timeseries.parquet, {out_arg}/flows.csv")
+
+
+@cli.command()
 @click.argument("sweep_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out", type=str, default=None,
               help="Sweep directory (default: results/<sweep file name>): runs/<id>/ per run, sweep.parquet, "

@@ -287,7 +287,7 @@ impl EmulatedPath {
                 col.push(c.bin_bytes as f64 * 8.0 / secs);
                 c.bin_bytes = 0;
             }
-            self.next_bin = self.next_bin + self.bin;
+            self.next_bin += self.bin;
         }
     }
 

@@ -37,6 +37,11 @@ impl FlowMap {
         FlowMap { base, tags, others: HashMap::new() }
     }
 
+    /// Port of scenario flow 0.
+    pub fn base_port(&self) -> u16 {
+        self.base
+    }
+
     fn scenario_flow(&self, port: u16) -> Option<FlowId> {
         let i = port.checked_sub(self.base)? as usize;
         (i < self.tags.len()).then_some(i as FlowId)

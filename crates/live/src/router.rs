@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use aqmlab_core::engine::{stream, Dur, StreamId, Time};
 use aqmlab_core::scenario::schema::Direction;
-use aqmlab_core::scenario::Scenario;
+use aqmlab_core::scenario::{FlowKind, Scenario};
 
 use crate::emulated_path::{EmulatedPath, FlowCounters, PathDelays, PathSeries};
 use crate::flow_map::{FlowMap, FlowTag};
@@ -66,6 +66,54 @@ impl LiveRouter {
             receivers: Tun::create(receivers_tun)?,
             flows: FlowMap::new(base_port, tags),
             sc,
+        })
+    }
+
+    /// The run's timing and what the traffic programs need to play each scenario flow, as JSON:
+    /// per flow its id, `[[flows]]` group,
+    /// kind, direction, port, start and stop (s), and the kind's own numbers (TCP: congestion
+    /// control, MSS, ECN, transfer size; UDP: rate and datagram size). Whether live can play a flow
+    /// is `aqmlab.live`'s decision; this only reports what the scenario asks for.
+    pub fn flow_plan(&self) -> serde_json::Value {
+        let sc = &self.sc;
+        let flows: Vec<serde_json::Value> = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mut o = serde_json::json!({
+                    "id": i,
+                    "group": f.group,
+                    "direction": match f.direction { Direction::Forward => "forward", Direction::Reverse => "reverse" },
+                    "port": u32::from(self.flows.base_port()) + i as u32,
+                    "start_s": f.start.as_secs_f64(),
+                    "stop_s": f.stop.min(sc.duration).as_secs_f64(),
+                    "variant": f.variant,
+                    "access_rate_bps": f.access.rate_bps,
+                    "receiver_access_rate_bps": f.receiver_access.rate_bps,
+                });
+                let fields = match &f.kind {
+                    FlowKind::Tcp(c) => {
+                        let c = &sc.tcp_configs[*c];
+                        serde_json::json!({"kind": "tcp", "congestion_control": c.congestion_control, "mss": c.mss,
+                                           "ecn": c.ecn, "size": c.transfer_bytes})
+                    }
+                    FlowKind::UdpCbr { rate_bps, packet_size, .. } => {
+                        serde_json::json!({"kind": "udp-cbr", "rate_bps": rate_bps, "packet_size": packet_size})
+                    }
+                    _ => serde_json::json!({"kind": "other"}),
+                };
+                o.as_object_mut().expect("an object literal").extend(fields.as_object().cloned().unwrap_or_default());
+                o
+            })
+            .collect();
+        serde_json::json!({
+            "duration_s": sc.duration.as_secs_f64(),
+            "warmup_s": sc.warmup.as_secs_f64(),
+            "bin_s": sc.output.bin.as_secs_f64(),
+            "seed": sc.seed,
+            "bottleneck_rate_bps": sc.bottleneck.rate_bps,
+            "flows": flows,
         })
     }
 

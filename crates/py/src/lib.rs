@@ -2,6 +2,7 @@
 //! No algorithm, default or validation lives here.
 
 mod error;
+mod live;
 
 use std::time::{Duration, Instant};
 
@@ -137,5 +138,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(qdiscs, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<live::LiveRouter>()?;
+    m.add_function(wrap_pyfunction!(live::monotonic_ns, m)?)?;
     Ok(())
 }
