@@ -20,7 +20,7 @@ demo: setup
 	$(BIN)/aqmlab run --out $(RESULTS)
 
 test-rust:
-	cargo test -p aqmlab-core -q
+	cargo test -p aqmlab-core -p aqmlab-live -q
 
 test-python: setup ns2
 	$(BIN)/python -m pytest -q

@@ -335,3 +335,125 @@ impl EmulatedPath {
         (serde_json::Value::Object(q), self.series)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqmlab_core::engine::{stream, StreamId};
+    use aqmlab_core::packet::{Packet, PacketKind};
+    use aqmlab_core::scenario::validate::queue_spec;
+    use aqmlab_core::scenario::QueueSpec;
+
+    const MS: u64 = 1_000_000;
+
+    fn path(queue: &str, rate_bps: f64, delays: PathDelays) -> EmulatedPath {
+        let table: toml::Table = toml::from_str(queue).unwrap();
+        let spec = queue_spec(Some(&table), "queue", QueueSpec::DropTail(Default::default())).unwrap();
+        let q = spec.build("queue", rate_bps).unwrap();
+        EmulatedPath::new(q, stream(1, StreamId::Queue(0)), rate_bps, delays, Time::ZERO, Time(10_000 * MS), Dur(100 * MS))
+    }
+
+    fn delays(before: &[u64], after_ms: u64) -> PathDelays {
+        PathDelays {
+            before: before.iter().map(|&b| Dur(b * MS)).collect(),
+            after: before.iter().map(|_| Dur(after_ms * MS)).collect(),
+            after_default: Dur(after_ms * MS),
+        }
+    }
+
+    /// A 1500-byte ECN-capable IPv4 packet of `flow` (its descriptor as the flow map makes it).
+    fn put(store: &mut PacketStore, flow: u32) -> u32 {
+        let mut bytes = vec![0u8; 1500];
+        bytes[0] = 0x45;
+        bytes[1] = 0x02; // ECT(0)
+        bytes[2..4].copy_from_slice(&1500u16.to_be_bytes());
+        bytes[9] = 17;
+        let mut p = Packet::new(PacketKind::Udp, flow);
+        p.size = 1500;
+        p.ecn = aqmlab_core::packet::Ecn::Ect;
+        store.insert(&bytes, p).unwrap()
+    }
+
+    /// Runs the path until `until_ms`, returning (delivery time in ms, slot) of each delivery and
+    /// releasing the delivered slots as the router does.
+    fn deliveries(p: &mut EmulatedPath, store: &mut PacketStore, until_ms: u64) -> Vec<(u64, u32)> {
+        let mut out = Vec::new();
+        let mut now = Time::ZERO;
+        let mut delivered = Vec::new();
+        while now.0 <= until_ms * MS {
+            p.advance(now, store, &mut delivered);
+            for s in delivered.drain(..) {
+                store.release(s);
+                out.push((now.0 / MS, s));
+            }
+            now = p.next_due().unwrap_or(Time(u64::MAX)).max(Time(now.0 + 1));
+        }
+        out
+    }
+
+    #[test]
+    fn serialises_at_the_link_rate_then_adds_the_propagation_delay() {
+        // 1500 B at 12 Mb/s: 1 ms each; 5 ms after the queue.
+        let mut p = path("kind = \"droptail\"\nlimit = 10", 12e6, delays(&[0], 5));
+        let mut store = PacketStore::new(16);
+        let slots: Vec<u32> = (0..3).map(|_| put(&mut store, 0)).collect();
+        for &s in &slots {
+            p.arrive(Time::ZERO, s, &store);
+        }
+        let got = deliveries(&mut p, &mut store, 20);
+        assert_eq!(got, vec![(6, slots[0]), (7, slots[1]), (8, slots[2])]);
+    }
+
+    #[test]
+    fn access_delay_orders_arrivals_at_the_queue() {
+        // Flow 0 has 3 ms of access delay, flow 1 none: flow 1's later packet is served first.
+        let mut p = path("kind = \"droptail\"", 12e6, delays(&[3, 0], 0));
+        let mut store = PacketStore::new(16);
+        let (a, b) = (put(&mut store, 0), put(&mut store, 1));
+        p.arrive(Time::ZERO, a, &store);
+        p.arrive(Time(MS), b, &store);
+        assert_eq!(deliveries(&mut p, &mut store, 20), vec![(2, b), (4, a)]);
+    }
+
+    #[test]
+    fn a_full_buffer_drops_and_frees_the_slot() {
+        let mut p = path("kind = \"droptail\"\nlimit = 2", 12e6, delays(&[0], 0));
+        let mut store = PacketStore::new(16);
+        for _ in 0..5 {
+            let s = put(&mut store, 0);
+            p.arrive(Time::ZERO, s, &store);
+        }
+        // One on the wire, two queued, two dropped at once.
+        let got = deliveries(&mut p, &mut store, 1);
+        assert_eq!(got.len(), 1);
+        assert_eq!((p.flows()[0].arrivals, p.flows()[0].drops, store.held()), (5, 2, 2));
+    }
+
+    #[test]
+    fn marks_the_packets_the_discipline_marks_and_only_those() {
+        // RED on the instantaneous queue with ECN: a burst pushes it past min_th, so it marks.
+        let red = "kind = \"red\"\nlimit = 100\nmin_th = 1\nmax_th = 50\nmax_p = 1.0\nweight = 1.0\necn = true";
+        let mut p = path(red, 12e6, delays(&[0], 0));
+        let mut store = PacketStore::new(64);
+        for _ in 0..30 {
+            let s = put(&mut store, 0);
+            p.arrive(Time::ZERO, s, &store);
+        }
+        let mut marked_on_wire = 0;
+        let mut now = Time::ZERO;
+        let mut delivered = Vec::new();
+        while now.0 <= 40 * MS {
+            p.advance(now, &mut store, &mut delivered);
+            for s in delivered.drain(..) {
+                let ecn = ip_header::parse(store.bytes_mut(s)).ecn;
+                marked_on_wire += usize::from(ecn == 0b11);
+                store.release(s);
+            }
+            now = Time(now.0 + MS / 2);
+        }
+        let st = p.finish("bottleneck", "red").0;
+        assert!(st["marks"].as_u64().unwrap() > 0, "RED marked nothing: {st}");
+        assert_eq!(st["marks"].as_u64().unwrap(), marked_on_wire as u64);
+        assert_eq!(st["drops"].as_u64().unwrap(), 0);
+    }
+}

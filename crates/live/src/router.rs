@@ -39,12 +39,11 @@ pub struct LiveReport {
     pub time_s: Vec<f64>,
 }
 
-/// A router between two TUN devices, configured by a scenario.
+/// A router for a scenario; [`LiveRouter::open`] gives it its two TUN devices.
 pub struct LiveRouter {
     sc: Scenario,
-    senders: Tun,
-    receivers: Tun,
     flows: FlowMap,
+    devices: Option<(Tun, Tun)>,
 }
 
 /// Nanoseconds on CLOCK_MONOTONIC, the clock Python's `time.monotonic_ns` reads: the traffic
@@ -57,16 +56,17 @@ pub fn monotonic_ns() -> u64 {
 }
 
 impl LiveRouter {
-    /// Creates the two TUN devices (`senders_tun` faces the namespace of the forward flows'
-    /// senders). Scenario flow `i` must use port `base_port + i` on its receiving side.
-    pub fn new(sc: Scenario, senders_tun: &str, receivers_tun: &str, base_port: u16) -> io::Result<LiveRouter> {
+    /// A router for `sc`, whose flow `i` must use port `base_port + i` on its receiving side.
+    pub fn new(sc: Scenario, base_port: u16) -> LiveRouter {
         let tags = sc.flows.iter().map(|f| FlowTag { class: f.class, delay_hint: f.delay_hint }).collect();
-        Ok(LiveRouter {
-            senders: Tun::create(senders_tun)?,
-            receivers: Tun::create(receivers_tun)?,
-            flows: FlowMap::new(base_port, tags),
-            sc,
-        })
+        LiveRouter { flows: FlowMap::new(base_port, tags), sc, devices: None }
+    }
+
+    /// Creates the two TUN devices (needs CAP_NET_ADMIN): `senders_tun` faces the namespace of
+    /// the forward flows' senders, `receivers_tun` the other.
+    pub fn open(&mut self, senders_tun: &str, receivers_tun: &str) -> io::Result<()> {
+        self.devices = Some((Tun::create(senders_tun)?, Tun::create(receivers_tun)?));
+        Ok(())
     }
 
     /// The run's timing and what the traffic programs need to play each scenario flow, as JSON:
@@ -150,6 +150,10 @@ impl LiveRouter {
     /// duration has passed or `stop` is set. Packets that arrive before the epoch count as
     /// arriving at time zero.
     pub fn run(mut self, epoch_ns: u64, stop: &AtomicBool) -> io::Result<LiveReport> {
+        let (senders, receivers) = self
+            .devices
+            .take()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no TUN devices: call open first"))?;
         // Wake-ups within a microsecond of the requested time, not the default 50 µs slack.
         // SAFETY: prctl(PR_SET_TIMERSLACK) takes one integer argument and affects this thread.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
@@ -165,16 +169,16 @@ impl LiveRouter {
             if now >= end || stop.load(Ordering::Relaxed) {
                 break;
             }
-            read_into(&self.senders, &mut forward, &mut self.flows, &mut store, &mut buf, now, &mut io)?;
-            read_into(&self.receivers, &mut reverse, &mut self.flows, &mut store, &mut buf, now, &mut io)?;
+            read_into(&senders, &mut forward, &mut self.flows, &mut store, &mut buf, now, &mut io)?;
+            read_into(&receivers, &mut reverse, &mut self.flows, &mut store, &mut buf, now, &mut io)?;
             forward.advance(now, &mut store, &mut delivered);
-            write_out(&self.receivers, &mut delivered, &mut store, &mut io);
+            write_out(&receivers, &mut delivered, &mut store, &mut io);
             reverse.advance(now, &mut store, &mut delivered);
-            write_out(&self.senders, &mut delivered, &mut store, &mut io);
+            write_out(&senders, &mut delivered, &mut store, &mut io);
             let next = [forward.next_due(), reverse.next_due(), Some(end)].into_iter().flatten().min().unwrap_or(end);
             let wait = next.saturating_since(clock()).min(MAX_SLEEP);
             if wait > Dur::ZERO {
-                sleep_until_readable(&self.senders, &self.receivers, wait)?;
+                sleep_until_readable(&senders, &receivers, wait)?;
             }
         }
         let stopped_early = clock() < end;

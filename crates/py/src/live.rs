@@ -11,8 +11,8 @@ use pyo3::types::PyDict;
 
 use crate::{error, format_of};
 
-/// A router between two TUN devices, created (not yet running) from scenario text. Creating it
-/// makes the devices; they vanish when it is dropped.
+/// A router for scenario text: `flow_plan()` says what the traffic must play, `open()` makes the
+/// two TUN devices (they vanish when the router is dropped), `run()` forwards.
 #[pyclass(frozen)]
 pub struct LiveRouter {
     router: Mutex<Option<Router>>,
@@ -22,11 +22,16 @@ pub struct LiveRouter {
 #[pymethods]
 impl LiveRouter {
     #[new]
-    fn new(py: Python<'_>, text: &str, format: &str, senders_tun: &str, receivers_tun: &str, base_port: u16) -> PyResult<Self> {
+    fn new(py: Python<'_>, text: &str, format: &str, base_port: u16) -> PyResult<Self> {
         let sc = run::load(text, format_of(format)?).map_err(|e| error::config(py, e))?;
-        let router = Router::new(sc, senders_tun, receivers_tun, base_port)
-            .map_err(|e| error::simulation(py, format!("live router: {e}")))?;
-        Ok(LiveRouter { router: Mutex::new(Some(router)), stop: Arc::new(AtomicBool::new(false)) })
+        Ok(LiveRouter { router: Mutex::new(Some(Router::new(sc, base_port))), stop: Arc::new(AtomicBool::new(false)) })
+    }
+
+    /// Creates the router's two TUN devices (needs root); they vanish with the router.
+    fn open(&self, py: Python<'_>, senders_tun: &str, receivers_tun: &str) -> PyResult<()> {
+        let mut guard = self.router.lock().map_err(|_| error::simulation(py, "live router: poisoned".into()))?;
+        let router = guard.as_mut().ok_or_else(|| error::simulation(py, "live router: already run".into()))?;
+        router.open(senders_tun, receivers_tun).map_err(|e| error::simulation(py, format!("live router: {e}")))
     }
 
     /// Each scenario flow as the traffic programs play it (JSON text; see `flow_plan`).

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .. import _native
 from ..api import Result, load_scenario
-from ..exceptions import SimulationError
+from ..exceptions import ScenarioError, SimulationError
 from ..metrics import jain_index
 from ..output import check_output_dir, staged_results_dir, write_results
 from . import traffic
@@ -115,16 +115,17 @@ def run_live(
     same files as a simulation. Wall-clock time equals the scenario's duration."""
     text, fmt = load_scenario(scenario, seed=seed)
     raw = tomllib.loads(text) if fmt == "toml" else json.loads(text)
-    preflight()
-    if out is not None:
-        check_output_dir(out)
-    names = NamespacePair.for_run(next(_runs))
-    router = _native.LiveRouter(text, fmt, names.senders_tun, names.receivers_tun, base_port)
+    router = _native.LiveRouter(text, fmt, base_port)
     plan = json.loads(router.flow_plan())
     check_supported(raw, plan)
     if base_port + len(plan["flows"]) > EPHEMERAL_START:
-        raise SimulationError(f"{len(plan['flows'])} flows from port {base_port} reach Linux's ephemeral ports "
-                              f"({EPHEMERAL_START} and up); live runs take at most {EPHEMERAL_START - base_port} flows")
+        raise ScenarioError(f"flows: {len(plan['flows'])} flows from port {base_port} reach Linux's ephemeral ports "
+                            f"({EPHEMERAL_START} and up); live runs take at most {EPHEMERAL_START - base_port} flows")
+    if out is not None:
+        check_output_dir(out)
+    preflight()
+    names = NamespacePair.for_run(next(_runs))
+    router.open(names.senders_tun, names.receivers_tun)
     ecn = {side: any(f["kind"] == "tcp" and f["ecn"] and (f["direction"] == "forward") == (side == "senders")
                      for f in plan["flows"]) for side in ("senders", "receivers")}
     started = time.monotonic()
@@ -187,6 +188,15 @@ def _measured_mean(values: list[float], first_bin: int) -> float | None:
     return float(np.mean(tail)) if tail else None
 
 
+def _since_warmup(total: int | None, per_bin: list[int | None], first_bin: int) -> int | None:
+    """A TCP_INFO counter's growth after the warm-up (its value at the end of the last warm-up
+    bin is subtracted; a connection opened later started from 0)."""
+    if total is None:
+        return None
+    at_warmup = per_bin[first_bin - 1] if 0 < first_bin <= len(per_bin) else None
+    return total - (at_warmup or 0)
+
+
 def _fit(values: list[float], n: int) -> np.ndarray:
     """``values`` as ``n`` bins: cut, or padded with NaN (a bin the program did not reach)."""
     out = np.full(n, np.nan)
@@ -221,7 +231,7 @@ def _result(plan: dict[str, Any], raw: dict[str, Any], echo: dict[str, Any], rou
             "packets_arrived": path[data_dir]["arrivals"],
             "drops": path[data_dir]["drops"], "marks": path[data_dir]["marks"],
             "ack_drops": path[ack_dir]["drops"],
-            "retransmits": tx["retransmits"], "timeouts": None,
+            "retransmits": _since_warmup(tx["retransmits"], tx["retransmits_per_bin"], first_bin), "timeouts": None,
             "delay_mean_s": None, "delay_p50_s": None, "delay_p95_s": None, "delay_p99_s": None,
             "mean_cwnd_segments": _measured_mean(tx["cwnd_segments"], first_bin) if f["kind"] == "tcp" else None,
             "mean_srtt_s": _measured_mean(tx["srtt_s"], first_bin) if f["kind"] == "tcp" else None,

@@ -109,6 +109,7 @@ class Sender:
         self.sent = 0
         self.cwnd: list[float] = []
         self.srtt: list[float] = []
+        self.retrans_series: list[int | None] = []
         self.retransmits: int | None = None
         self.error: str | None = None
 
@@ -172,6 +173,7 @@ class Sender:
         self.srtt.append(state[1] if state else float("nan"))
         if state:
             self.retransmits = state[2]
+        self.retrans_series.append(self.retransmits)
 
     def stop(self) -> None:
         state = self.tcp_info()
@@ -186,7 +188,7 @@ class Sender:
 
     def report(self) -> dict:
         return {"id": self.flow["id"], "role": "send", "bytes_sent": self.sent, "retransmits": self.retransmits,
-                "cwnd_segments": self.cwnd, "srtt_s": self.srtt, "error": self.error}
+                "retransmits_per_bin": self.retrans_series, "cwnd_segments": self.cwnd, "srtt_s": self.srtt, "error": self.error}
 
 
 def main(plan_path: str) -> None:
