@@ -113,7 +113,7 @@ class Sender:
         self.retransmits: int | None = None
         self.error: str | None = None
 
-    def start(self, now_ns: int, timers: list) -> None:
+    def start(self, due_ns: int, timers: list) -> None:
         f = self.flow
         if f["kind"] == "tcp":
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -132,7 +132,7 @@ class Sender:
             self.sock.setblocking(False)
             self.payload = bytes(f["packet_size"] - 28)  # IPv4 + UDP headers
             self.interval_ns = int(f["packet_size"] * 8 / f["rate_bps"] * 1e9)
-            heapq.heappush(timers, (now_ns, id(self), self.send_datagram))
+            heapq.heappush(timers, (due_ns, id(self), self.send_datagram))
 
     def write_stream(self) -> None:
         size = self.flow.get("size")
@@ -150,12 +150,13 @@ class Sender:
             self.sel.unregister(self.sock)
             self.sock.shutdown(socket.SHUT_WR)
 
-    def send_datagram(self, now_ns: int, timers: list) -> None:
+    def send_datagram(self, due_ns: int, timers: list) -> None:
         try:
             self.sent += self.sock.sendto(self.payload, (self.peer, self.flow["port"]))
         except (BlockingIOError, ConnectionRefusedError):
             pass  # a full socket buffer drops the datagram, as a UDP application's would be
-        heapq.heappush(timers, (now_ns + self.interval_ns, id(self), self.send_datagram))
+        # From the due time, not the (later) wake-up: lateness must not accumulate into a lower rate.
+        heapq.heappush(timers, (due_ns + self.interval_ns, id(self), self.send_datagram))
 
     def tcp_info(self) -> tuple[float, float, int] | None:
         """(cwnd in segments, smoothed RTT in s, retransmissions so far) from TCP_INFO, while the
@@ -211,8 +212,8 @@ def main(plan_path: str) -> None:
     next_sample = epoch + bin_ns
     while (now := time.monotonic_ns()) < end:
         while timers and timers[0][0] <= now:
-            _, _, action = heapq.heappop(timers)
-            action(now, timers)
+            due, _, action = heapq.heappop(timers)
+            action(due, timers)
         while next_sample <= now and next_sample <= end:
             for s in senders:
                 s.sample()
