@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 
 import pytest
@@ -99,7 +100,7 @@ def test_codel_holds_a_real_tcp_queue_near_its_target_where_a_fifo_bloats(tmp_pa
     flows = [{"kind": "tcp", "count": 3, "congestion_control": "cubic"},
              {"kind": "udp-cbr", "rate": "1Mbps", "packet_size": "1000B"}]
     fifo = run_live(_scenario({"kind": "droptail", "limit": 1000}, flows), out=tmp_path / "fifo", plot=False)
-    codel = run_live(_scenario({"kind": "codel"}, flows), out=tmp_path / "codel")
+    codel = run_live(_scenario({"kind": "codel"}, flows), out=tmp_path / "codel", pcap=True)
     for res in (fifo, codel):
         assert res.summary["router"]["write_errors"] == 0
         assert res.aggregate["goodput_bps"] > 0.95 * 10e6 * 1448 / 1500
@@ -116,6 +117,25 @@ def test_codel_holds_a_real_tcp_queue_near_its_target_where_a_fifo_bloats(tmp_pa
     assert (tmp_path / "codel" / "plot.png").exists() and (tmp_path / "codel" / "summary.json").exists()
     assert codel.summary["mode"] == "live"
     assert codel.timeseries["flow0_cwnd_segments"].notna().sum() > 0
+    # The capture holds every packet that started across the forward link: those from the end of
+    # the warm-up on are exactly the discipline's dequeues; each is a real IPv4 packet whose
+    # header length field equals the length the record gives.
+    captured = _pcap_records((tmp_path / "codel" / "bottleneck.pcap").read_bytes())
+    after_warmup = [(length, head) for t, length, head in captured if t >= 2.0]
+    assert len(after_warmup) == codel.queues.iloc[0]["dequeues"]
+    assert all(head[0] == 0x45 and struct.unpack(">H", head[2:4])[0] == length for length, head in after_warmup)
+
+
+def _pcap_records(pcap: bytes) -> list[tuple[float, int, bytes]]:
+    """(time s, original length, captured bytes) of each record of a raw-IP nanosecond pcap."""
+    magic, _, _, _, _, _, linktype = struct.unpack("<IHHiIII", pcap[:24])
+    assert (magic, linktype) == (0xA1B23C4D, 101)
+    out, at = [], 24
+    while at < len(pcap):
+        sec, nsec, caplen, length = struct.unpack("<IIII", pcap[at:at + 16])
+        out.append((sec + nsec * 1e-9, length, pcap[at + 16:at + 16 + caplen]))
+        at += 16 + caplen
+    return out
 
 
 @needs_live

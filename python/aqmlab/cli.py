@@ -103,9 +103,11 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
                    "once the run is complete.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Override run.seed (0 to 2^64-1).")
 @click.option("--compare", is_flag=True, help="Also simulate the scenario and print both side by side.")
+@click.option("--pcap", is_flag=True, help="Also capture the real packets' headers at the forward bottleneck to bottleneck.pcap.")
 @click.option("--no-plot", is_flag=True, help="Skip plot.png.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
-def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool, no_plot: bool, quiet: bool) -> None:
+def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool, pcap: bool, no_plot: bool,
+         quiet: bool) -> None:
     """Run SCENARIO on real Linux traffic: two network namespaces joined by aqmlab's router, which
     runs the scenario's queue discipline on every packet (needs root; takes the scenario's duration
     in wall time; docs/live.md)."""
@@ -126,7 +128,7 @@ def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool
             bar.update(round(min(now_s, total_s) - bar.n, 1))
 
         try:
-            res = run_live(path, seed=seed, out=out_arg, plot=not no_plot, progress=progress)
+            res = run_live(path, seed=seed, out=out_arg, pcap=pcap, plot=not no_plot, progress=progress)
         finally:
             bar.close()
         sim = api.run(path, seed=seed) if compare else None
@@ -147,6 +149,8 @@ def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool
                    f"mean sojourn {q['mean_sojourn_s'] * 1e3:.1f} ms, drop rate {q['drop_rate']:.4f}, "
                    f"marks {q['marks']:,}, utilization {q['utilization']:.3f}")
     click.echo(f"results: {out_arg}/summary.json, {out_arg}/timeseries.parquet, {out_arg}/flows.csv")
+    if pcap:
+        click.echo(f"capture: {out_arg}/bottleneck.pcap")
 
 
 @cli.command()

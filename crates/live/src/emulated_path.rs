@@ -12,6 +12,7 @@
 //! idle (RED's idle decay); counts and time averages cover the time after the warm-up.
 
 use aqmlab_core::engine::{Dur, Rng, Time};
+use aqmlab_core::metrics::pcap::PcapWriter;
 use aqmlab_core::metrics::QueueMonitor;
 use aqmlab_core::packet::Ecn;
 use aqmlab_core::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
@@ -96,7 +97,12 @@ pub struct EmulatedPath {
     series: PathSeries,
     /// Packets dropped because the router's packet store was full (not the discipline's doing).
     pub store_full_drops: u64,
+    /// Where packets starting their transmission are captured, if anywhere.
+    capture: Option<PcapWriter<std::io::BufWriter<std::fs::File>>>,
 }
+
+/// Bytes of each packet kept in a capture: IP and TCP headers with options fit in 120.
+pub const CAPTURE_SNAPLEN: usize = 128;
 
 impl EmulatedPath {
     /// A path through `qdisc` at `rate_bps`, measured over [`warmup`, `end`] in bins of `bin`.
@@ -122,12 +128,20 @@ impl EmulatedPath {
             next_bin: Time::ZERO + bin,
             series: PathSeries::default(),
             store_full_drops: 0,
+            capture: None,
         }
     }
 
     /// Packets entering the queue are lost with probability `p`, drawn from `rng`.
     pub fn with_loss(mut self, p: f64, rng: Rng) -> EmulatedPath {
         self.loss = (p > 0.0).then_some((p, rng));
+        self
+    }
+
+    /// Captures the headers of every packet as its transmission starts (as the simulator's
+    /// `--pcap` does at the bottleneck), timestamped with the run's clock.
+    pub fn with_capture(mut self, writer: PcapWriter<std::io::BufWriter<std::fs::File>>) -> EmulatedPath {
+        self.capture = Some(writer);
         self
     }
 
@@ -255,6 +269,9 @@ impl EmulatedPath {
         if pkt.ecn == Ecn::Ce && store.packet(slot).ecn != Ecn::Ce {
             ip_header::mark_ce(store.bytes_mut(slot));
         }
+        if let Some(w) = self.capture.as_mut() {
+            w.capture_bytes(t, store.bytes_mut(slot), CAPTURE_SNAPLEN);
+        }
         let tx = self.rate.transmission(pkt.size);
         let done = t + tx;
         self.busy_until = done;
@@ -301,9 +318,11 @@ impl EmulatedPath {
         &self.flows
     }
 
-    /// The `summary.json` entry of this path's queue over [warm-up, `end`], and its series.
-    pub fn finish(mut self, name: &str, kind: &str) -> (serde_json::Value, PathSeries) {
+    /// The `summary.json` entry of this path's queue over [warm-up, `end`], its series, and the
+    /// outcome of its capture (the first write error, if one failed).
+    pub fn finish(mut self, name: &str, kind: &str) -> (serde_json::Value, PathSeries, std::io::Result<()>) {
         self.close_bins_until(self.end);
+        let captured = self.capture.take().map_or(Ok(()), PcapWriter::finish);
         let span_s = self.end.saturating_since(self.warmup).as_secs_f64();
         let (mean_p, mean_b) = self.monitor.means(self.end);
         let st = self.qdisc.stats().since(&self.stats_at_warmup.unwrap_or_default());
@@ -332,7 +351,7 @@ impl EmulatedPath {
         for col in &mut self.series.flow_throughput_bps {
             col.resize(bins, 0.0);
         }
-        (serde_json::Value::Object(q), self.series)
+        (serde_json::Value::Object(q), self.series, captured)
     }
 }
 

@@ -10,6 +10,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use aqmlab_core::engine::{stream, Dur, StreamId, Time};
+use aqmlab_core::metrics::pcap::PcapWriter;
 use aqmlab_core::scenario::schema::Direction;
 use aqmlab_core::scenario::{FlowKind, Scenario};
 
@@ -44,6 +45,7 @@ pub struct LiveRouter {
     sc: Scenario,
     flows: FlowMap,
     devices: Option<(Tun, Tun)>,
+    capture: Option<std::path::PathBuf>,
 }
 
 /// Nanoseconds on CLOCK_MONOTONIC, the clock Python's `time.monotonic_ns` reads: the traffic
@@ -59,7 +61,7 @@ impl LiveRouter {
     /// A router for `sc`, whose flow `i` must use port `base_port + i` on its receiving side.
     pub fn new(sc: Scenario, base_port: u16) -> LiveRouter {
         let tags = sc.flows.iter().map(|f| FlowTag { class: f.class, delay_hint: f.delay_hint }).collect();
-        LiveRouter { flows: FlowMap::new(base_port, tags), sc, devices: None }
+        LiveRouter { flows: FlowMap::new(base_port, tags), sc, devices: None, capture: None }
     }
 
     /// Creates the two TUN devices (needs CAP_NET_ADMIN): `senders_tun` faces the namespace of
@@ -67,6 +69,11 @@ impl LiveRouter {
     pub fn open(&mut self, senders_tun: &str, receivers_tun: &str) -> io::Result<()> {
         self.devices = Some((Tun::create(senders_tun)?, Tun::create(receivers_tun)?));
         Ok(())
+    }
+
+    /// Captures the forward bottleneck's packets (headers) to a pcap file at `path` during `run`.
+    pub fn capture_to(&mut self, path: &std::path::Path) {
+        self.capture = Some(path.to_path_buf());
     }
 
     /// The run's timing and what the traffic programs need to play each scenario flow, as JSON:
@@ -158,6 +165,10 @@ impl LiveRouter {
         // SAFETY: prctl(PR_SET_TIMERSLACK) takes one integer argument and affects this thread.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
         let (mut forward, mut reverse) = self.paths();
+        if let Some(path) = &self.capture {
+            let file = std::fs::File::create(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            forward = forward.with_capture(PcapWriter::new(io::BufWriter::new(file)));
+        }
         let mut store = PacketStore::new(STORE_CAPACITY);
         let mut buf = vec![0u8; 65536];
         let mut delivered = Vec::new();
@@ -184,8 +195,9 @@ impl LiveRouter {
         let stopped_early = clock() < end;
         let held = store.held();
         let flow_paths = flow_paths_json(forward.flows(), reverse.flows());
-        let (fwd_queue, fwd_series) = forward.finish("bottleneck", self.sc.queue.kind());
-        let (rev_queue, rev_series) = reverse.finish("reverse", self.sc.reverse_queue.kind());
+        let (fwd_queue, fwd_series, captured) = forward.finish("bottleneck", self.sc.queue.kind());
+        let (rev_queue, rev_series, _) = reverse.finish("reverse", self.sc.reverse_queue.kind());
+        captured.map_err(|e| io::Error::new(e.kind(), format!("writing the pcap failed: {e}")))?;
         let bin_s = self.sc.output.bin.as_secs_f64();
         let time_s = (1..=fwd_series.queue_pkts.len()).map(|i| i as f64 * bin_s).collect();
         let summary = serde_json::json!({

@@ -27,10 +27,15 @@ impl LiveRouter {
         Ok(LiveRouter { router: Mutex::new(Some(Router::new(sc, base_port))), stop: Arc::new(AtomicBool::new(false)) })
     }
 
-    /// Creates the router's two TUN devices (needs root); they vanish with the router.
-    fn open(&self, py: Python<'_>, senders_tun: &str, receivers_tun: &str) -> PyResult<()> {
+    /// Creates the router's two TUN devices (needs root); they vanish with the router. With
+    /// `pcap_path`, the forward bottleneck's packets (headers) are captured there during `run`.
+    #[pyo3(signature = (senders_tun, receivers_tun, pcap_path=None))]
+    fn open(&self, py: Python<'_>, senders_tun: &str, receivers_tun: &str, pcap_path: Option<String>) -> PyResult<()> {
         let mut guard = self.router.lock().map_err(|_| error::simulation(py, "live router: poisoned".into()))?;
         let router = guard.as_mut().ok_or_else(|| error::simulation(py, "live router: already run".into()))?;
+        if let Some(p) = pcap_path {
+            router.capture_to(std::path::Path::new(&p));
+        }
         router.open(senders_tun, receivers_tun).map_err(|e| error::simulation(py, format!("live router: {e}")))
     }
 

@@ -104,6 +104,7 @@ def run_live(
     *,
     seed: int | None = None,
     out: str | os.PathLike | None = None,
+    pcap: bool = False,
     plot: bool = True,
     base_port: int = DEFAULT_BASE_PORT,
     progress: Callable[[float], None] | None = None,
@@ -112,7 +113,9 @@ def run_live(
 
     Takes the same scenarios as :func:`aqmlab.run` within what Linux hosts can play
     (``aqmlab.live.support``); returns a :class:`aqmlab.Result` and, with ``out``, writes the
-    same files as a simulation. Wall-clock time equals the scenario's duration."""
+    same files as a simulation (``pcap``: also ``bottleneck.pcap``, the headers of the real
+    packets as they start across the forward bottleneck). Wall-clock time equals the scenario's
+    duration."""
     text, fmt = load_scenario(scenario, seed=seed)
     raw = tomllib.loads(text) if fmt == "toml" else json.loads(text)
     router = _native.LiveRouter(text, fmt, base_port)
@@ -124,62 +127,75 @@ def run_live(
     if out is not None:
         check_output_dir(out)
     preflight()
-    names = NamespacePair.for_run(next(_runs))
-    router.open(names.senders_tun, names.receivers_tun)
-    ecn = {side: any(f["kind"] == "tcp" and f["ecn"] and (f["direction"] == "forward") == (side == "senders")
-                     for f in plan["flows"]) for side in ("senders", "receivers")}
-    started = time.monotonic()
-    procs: dict[str, subprocess.Popen] = {}
-    outcome: dict[str, Any] = {}
-    try:
-        names.create(senders_ecn=ecn["senders"], receivers_ecn=ecn["receivers"])
-        with tempfile.TemporaryDirectory(prefix="aqmlab-live-") as tmp:
-            for side, ns in (("senders", names.senders), ("receivers", names.receivers)):
-                procs[ns] = _start_traffic(ns, _traffic_plan(plan, raw, side), Path(tmp))
-            deadline = time.monotonic() + STARTUP_TIMEOUT_S
-            for ns, proc in procs.items():
-                _wait_ready(proc, ns)
-                if time.monotonic() > deadline:
-                    raise SimulationError(f"the traffic programs took over {STARTUP_TIMEOUT_S:.0f} s to start")
-            epoch = _native.monotonic_ns() + EPOCH_LEAD_NS
-
-            def forward() -> None:
-                try:
-                    outcome["router"] = router.run(epoch)
-                except BaseException as e:  # reported on the caller's thread
-                    outcome["error"] = e
-
-            thread = threading.Thread(target=forward, name="aqmlab-live-router", daemon=True)
-            thread.start()
-            for proc in procs.values():
-                proc.stdin.write(f"{epoch}\n")
-                proc.stdin.flush()
-            try:
-                while thread.is_alive():
-                    thread.join(0.2)
-                    if progress is not None:
-                        progress(max(0.0, (_native.monotonic_ns() - epoch) / 1e9))
-            except KeyboardInterrupt:
-                router.stop()
-                thread.join()
-                raise
-            if "error" in outcome:
-                raise outcome["error"]
-            reports = {ns: _collect(p, ns, timeout=10.0) for ns, p in procs.items()}
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        names.remove()
-    router_summary, series = outcome["router"]
-    echo = json.loads(_native.validate(text, fmt))
-    result = _result(plan, raw, echo, json.loads(router_summary), series, [r for rs in reports.values() for r in rs],
-                     wall=time.monotonic() - started)
-    if out is not None:
-        with staged_results_dir(out) as tmp_dir:
-            write_results(result, tmp_dir, plot=plot)
+    run = _LiveRun(router, plan, raw, text, fmt)
+    if out is None:
+        return run.execute(None, progress)
+    with staged_results_dir(out) as tmp:
+        result = run.execute(str(tmp / "bottleneck.pcap") if pcap else None, progress)
+        write_results(result, tmp, plot=plot)
     return result
+
+
+class _LiveRun:
+    """One live run of a checked scenario: namespaces, traffic programs, router, and the merge."""
+
+    def __init__(self, router: Any, plan: dict[str, Any], raw: dict[str, Any], text: str, fmt: str) -> None:
+        self.router, self.plan, self.raw, self.text, self.fmt = router, plan, raw, text, fmt
+
+    def execute(self, pcap_path: str | None, progress: Callable[[float], None] | None) -> Result:
+        plan, raw, router = self.plan, self.raw, self.router
+        names = NamespacePair.for_run(next(_runs))
+        router.open(names.senders_tun, names.receivers_tun, pcap_path)
+        ecn = {side: any(f["kind"] == "tcp" and f["ecn"] and (f["direction"] == "forward") == (side == "senders")
+                         for f in plan["flows"]) for side in ("senders", "receivers")}
+        started = time.monotonic()
+        procs: dict[str, subprocess.Popen] = {}
+        outcome: dict[str, Any] = {}
+        try:
+            names.create(senders_ecn=ecn["senders"], receivers_ecn=ecn["receivers"])
+            with tempfile.TemporaryDirectory(prefix="aqmlab-live-") as tmp:
+                for side, ns in (("senders", names.senders), ("receivers", names.receivers)):
+                    procs[ns] = _start_traffic(ns, _traffic_plan(plan, raw, side), Path(tmp))
+                deadline = time.monotonic() + STARTUP_TIMEOUT_S
+                for ns, proc in procs.items():
+                    _wait_ready(proc, ns)
+                    if time.monotonic() > deadline:
+                        raise SimulationError(f"the traffic programs took over {STARTUP_TIMEOUT_S:.0f} s to start")
+                epoch = _native.monotonic_ns() + EPOCH_LEAD_NS
+
+                def forward() -> None:
+                    try:
+                        outcome["router"] = router.run(epoch)
+                    except BaseException as e:  # reported on the caller's thread
+                        outcome["error"] = e
+
+                thread = threading.Thread(target=forward, name="aqmlab-live-router", daemon=True)
+                thread.start()
+                for proc in procs.values():
+                    proc.stdin.write(f"{epoch}\n")
+                    proc.stdin.flush()
+                try:
+                    while thread.is_alive():
+                        thread.join(0.2)
+                        if progress is not None:
+                            progress(max(0.0, (_native.monotonic_ns() - epoch) / 1e9))
+                except KeyboardInterrupt:
+                    router.stop()
+                    thread.join()
+                    raise
+                if "error" in outcome:
+                    raise outcome["error"]
+                reports = {ns: _collect(p, ns, timeout=10.0) for ns, p in procs.items()}
+        finally:
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            names.remove()
+        router_summary, series = outcome["router"]
+        echo = json.loads(_native.validate(self.text, self.fmt))
+        return _result(plan, raw, echo, json.loads(router_summary), series, [r for rs in reports.values() for r in rs],
+                       wall=time.monotonic() - started)
 
 
 def _measured_mean(values: list[float], first_bin: int) -> float | None:

@@ -144,6 +144,23 @@ impl<W: Write> PcapWriter<W> {
         }
     }
 
+    /// Writes the first `snaplen` bytes of a real IP packet captured at `now` (the live router's
+    /// packets, which carry their own headers).
+    pub fn capture_bytes(&mut self, now: Time, bytes: &[u8], snaplen: usize) {
+        if self.error.is_some() {
+            return;
+        }
+        let cap = bytes.len().min(snaplen);
+        let mut rec = [0u8; 16];
+        rec[0..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
+        rec[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
+        rec[8..12].copy_from_slice(&(cap as u32).to_le_bytes());
+        rec[12..16].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+        if let Err(e) = self.out.write_all(&rec).and_then(|()| self.out.write_all(&bytes[..cap])) {
+            self.error = Some(e);
+        }
+    }
+
     /// Flushes and returns the first error, if any.
     pub fn finish(mut self) -> io::Result<()> {
         if let Some(e) = self.error.take() {
