@@ -22,7 +22,7 @@ import subprocess
 import pytest
 
 import aqmlab
-from aqmlab.exceptions import ScenarioError
+from aqmlab.exceptions import ScenarioError, SimulationError
 from aqmlab.live import run_live
 from aqmlab.live.support import check_supported
 
@@ -94,6 +94,21 @@ def test_mixed_ecn_is_fine_when_the_senders_sit_on_different_sides() -> None:
 
 
 # ---------------------------------------------------------------- live runs
+
+@needs_live
+def test_a_congestion_control_the_kernel_lacks_is_named_before_the_run() -> None:
+    """DCTCP is a module many kernels lack (this machine's among them): either it loads and the
+    flow runs it, or the run stops at once naming it."""
+    with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+        loaded = f.read().split()
+    sc = _scenario({"kind": "droptail"}, [{"kind": "tcp", "congestion_control": "dctcp", "ecn": True}], duration="3s")
+    try:
+        res = run_live(sc, plot=False)
+    except SimulationError as e:
+        assert "dctcp" not in loaded and 'no "dctcp" TCP congestion control' in str(e), str(e)
+    else:
+        assert res.flows.loc[0, "variant"] == "linux-dctcp"
+
 
 @needs_live
 def test_codel_holds_a_real_tcp_queue_near_its_target_where_a_fifo_bloats(tmp_path) -> None:

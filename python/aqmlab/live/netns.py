@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 from dataclasses import dataclass
 
@@ -31,6 +32,24 @@ def preflight() -> None:
         missing.append("iproute2's `ip` command (Debian package iproute2)")
     if missing:
         raise SimulationError("aqmlab live needs " + " and ".join(missing))
+
+
+def check_congestion_controls(names: set[str]) -> None:
+    """Raises SimulationError naming any TCP congestion control this kernel cannot load (the
+    module table is the kernel's, shared by every namespace; setting it on a socket as root also
+    loads a module that is built but not loaded)."""
+    for name in sorted(names):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, name.encode())
+            except OSError:
+                try:
+                    with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+                        available = f.read().strip()
+                except OSError:
+                    available = "unknown"
+                raise SimulationError(f"this kernel has no \"{name}\" TCP congestion control (available: "
+                                      f"{available}); choose another congestion_control for live runs") from None
 
 
 def _ip(*args: str) -> None:

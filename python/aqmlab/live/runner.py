@@ -34,7 +34,7 @@ from ..exceptions import ScenarioError, SimulationError
 from ..metrics import jain_index
 from ..output import check_output_dir, staged_results_dir, write_results
 from . import traffic
-from .netns import RECEIVERS_ADDR, SENDERS_ADDR, NamespacePair, preflight
+from .netns import RECEIVERS_ADDR, SENDERS_ADDR, NamespacePair, check_congestion_controls, preflight
 from .support import LINUX_CC, check_supported
 
 __all__ = ["run_live", "DEFAULT_BASE_PORT"]
@@ -127,6 +127,7 @@ def run_live(
     if out is not None:
         check_output_dir(out)
     preflight()
+    check_congestion_controls({LINUX_CC[f["congestion_control"]] for f in plan["flows"] if f["kind"] == "tcp"})
     run = _LiveRun(router, plan, raw, text, fmt)
     if out is None:
         return run.execute(None, progress)
