@@ -182,3 +182,46 @@ def test_ecn_flows_are_marked_not_dropped_and_both_directions_carry_data() -> No
     # Both directions carry data (the simulator gives 7.5 Mb/s each way with one Reno flow each).
     for direction in ("forward", "reverse"):
         assert f.loc[f["direction"] == direction, "goodput_bps"].sum() > 5e6, f
+
+
+# ---------------------------------------------------------------- merging the measurements (no root needed)
+
+def test_the_merge_counts_after_the_warmup_and_takes_each_flow_from_its_data_direction() -> None:
+    """`runner._result` on made-up measurements: 4 bins of 0.5 s, warm-up 1 s, a forward TCP flow
+    and a reverse UDP flow that the router saw on opposite paths."""
+    from aqmlab.live.runner import _result
+
+    plan = {"bin_s": 0.5, "warmup_s": 1.0, "duration_s": 2.0, "seed": 7, "flows": [
+        {"id": 0, "group": 0, "kind": "tcp", "direction": "forward", "congestion_control": "cubic", "variant": "newreno"},
+        {"id": 1, "group": 1, "kind": "udp-cbr", "direction": "reverse", "variant": "cbr"}]}
+    raw = {"flows": [{"kind": "tcp"}, {"kind": "udp-cbr", "class": 3}]}
+    path = lambda arrivals, drops, sent: {"arrivals": arrivals, "drops": drops, "marks": 0, "bytes_sent": sent}  # noqa: E731
+    router = {"queues": [{"name": "bottleneck", "kind": "droptail", "mean_len_packets": 1.0, "drops": 2},
+                         {"name": "reverse", "kind": "droptail", "mean_len_packets": 0.0, "drops": 1}],
+              "router": {"write_errors": 0},
+              "flow_paths": [{"id": 0, "forward": path(10, 2, 12_500), "reverse": path(10, 0, 520)},
+                             {"id": 1, "forward": path(0, 0, 0), "reverse": path(5, 1, 5_000)}]}
+    series = {"time_s": [0.5, 1.0, 1.5, 2.0], "queue_pkts": [0, 1, 2, 1], "queue_bytes": [0, 1500, 3000, 1500],
+              "queue_avg": [float("nan")] * 4, "reverse_queue_pkts": [0] * 4}
+    nan = float("nan")
+    reports = [
+        {"id": 0, "role": "receive", "bytes_per_bin": [100, 200, 1000, 3000], "bytes_total": 4300},
+        {"id": 0, "role": "send", "retransmits": 9, "retransmits_per_bin": [None, 4, 6, 9],
+         "cwnd_segments": [nan, 10.0, 20.0, 30.0], "srtt_s": [nan, 0.1, 0.2, 0.3], "error": None},
+        {"id": 1, "role": "receive", "bytes_per_bin": [0, 0, 500], "bytes_total": 500},  # a bin short
+        {"id": 1, "role": "send", "retransmits": None, "retransmits_per_bin": [], "cwnd_segments": [],
+         "srtt_s": [], "error": None},
+    ]
+    res = _result(plan, raw, {"echo": True}, router, series, reports, wall=2.5)
+    tcp, udp = res.flows.iloc[0], res.flows.iloc[1]
+    assert tcp["goodput_bps"] == (1000 + 3000) * 8 / 1.0
+    assert tcp["retransmits"] == 9 - 4 and tcp["mean_cwnd_segments"] == 25.0 and tcp["mean_srtt_s"] == pytest.approx(0.25)
+    assert (tcp["throughput_bps"], tcp["drops"], tcp["variant"]) == (12_500 * 8, 2, "linux-cubic")
+    assert (udp["goodput_bps"], udp["throughput_bps"], udp["drops"], udp["class"]) == (500 * 8, 5_000 * 8, 1, 3)
+    # Not measured is null in summary.json (NaN in the data frame), never 0.
+    assert res.summary["flows"][1]["retransmits"] is None and res.summary["flows"][0]["timeouts"] is None
+    assert res.aggregate["goodput_bps"] == 4000 * 8 + 500 * 8 and res.aggregate["forward_goodput_bps"] == 4000 * 8
+    ts = res.timeseries
+    assert list(ts["flow0_goodput_bps"]) == [1600.0, 3200.0, 16000.0, 48000.0]
+    assert ts["flow1_goodput_bps"].isna().tolist() == [False, False, False, True]
+    assert res.summary["mode"] == "live" and res.summary["measured_s"] == 1.0
