@@ -6,8 +6,10 @@ status 2 — never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -19,6 +21,17 @@ from .exceptions import AqmlabError
 def _fail(msg: str) -> None:
     click.echo(f"aqmlab: error: {msg}", err=True)
     sys.exit(2)
+
+
+@contextlib.contextmanager
+def _user_facing_errors() -> Iterator[None]:
+    """A run's errors as one line and exit status 2; Ctrl-C says that nothing was written."""
+    try:
+        yield
+    except AqmlabError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing was written")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,15 +54,26 @@ def main() -> None:
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def _scenario_run_options(out_default: str, pcap_help: str):
+    """The arguments `run` and `live` share: SCENARIO, --out, --seed, --pcap, --no-plot, --quiet."""
+    def decorate(f):
+        for option in reversed([
+            click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path)),
+            click.option("--out", "out", type=str, default=None,
+                         help=f"Results directory (default: {out_default}); replaced as a whole, and only "
+                              "once the run is complete."),
+            click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Override run.seed (0 to 2^64-1)."),
+            click.option("--pcap", is_flag=True, help=pcap_help),
+            click.option("--no-plot", is_flag=True, help="Skip plot.png."),
+            click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines."),
+        ]):
+            f = option(f)
+        return f
+    return decorate
+
+
 @cli.command()
-@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", type=str, default=None,
-              help="Results directory (default: results/<scenario name>); replaced as a whole, and only "
-                   "once the run is complete.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Override run.seed (0 to 2^64-1).")
-@click.option("--pcap", is_flag=True, help="Also capture the forward bottleneck to bottleneck.pcap.")
-@click.option("--no-plot", is_flag=True, help="Skip plot.png.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
+@_scenario_run_options("results/<scenario name>", "Also capture the forward bottleneck to bottleneck.pcap.")
 def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool) -> None:
     """Run SCENARIO (a TOML file, or JSON if it ends in .json; default: the built-in 10-flow RED dumbbell)."""
     from tqdm import tqdm
@@ -58,7 +82,7 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
 
     path = scenario or api.default_scenario_path()
     out_arg = Path("results") / path.stem if out is None else out
-    try:
+    with _user_facing_errors():
         check_output_dir(out_arg)
         out = Path(out_arg)
         total_s = api.seconds(api.validate(path)["run"]["duration"])
@@ -72,12 +96,6 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
             res = api.run(path, seed=seed, out=out, pcap=pcap, plot=not no_plot, progress=progress)
         finally:
             bar.close()
-    except AqmlabError as e:
-        _fail(str(e))
-        return
-    except KeyboardInterrupt:
-        _fail("interrupted; nothing was written")
-        return
     if quiet:
         return
     agg = res.aggregate
@@ -97,17 +115,11 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
 
 
 @cli.command()
-@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", type=str, default=None,
-              help="Results directory (default: results/live-<scenario name>); replaced as a whole, and only "
-                   "once the run is complete.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Override run.seed (0 to 2^64-1).")
+@_scenario_run_options("results/live-<scenario name>",
+                       "Also capture the real packets' headers at the forward bottleneck to bottleneck.pcap.")
 @click.option("--compare", is_flag=True, help="Also simulate the scenario and print both side by side.")
-@click.option("--pcap", is_flag=True, help="Also capture the real packets' headers at the forward bottleneck to bottleneck.pcap.")
-@click.option("--no-plot", is_flag=True, help="Skip plot.png.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
-def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool, pcap: bool, no_plot: bool,
-         quiet: bool) -> None:
+def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool,
+         compare: bool) -> None:
     """Run SCENARIO on real Linux traffic: two network namespaces joined by aqmlab's router, which
     runs the scenario's queue discipline on every packet (needs root; takes the scenario's duration
     in wall time; docs/live.md)."""
@@ -118,7 +130,7 @@ def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool
 
     path = scenario or api.default_scenario_path()
     out_arg = Path("results") / f"live-{path.stem}" if out is None else out
-    try:
+    with _user_facing_errors():
         check_output_dir(out_arg)
         total_s = api.seconds(api.validate(path)["run"]["duration"])
         bar = tqdm(total=round(total_s, 1), unit="s", disable=quiet, leave=False,
@@ -132,12 +144,6 @@ def live(scenario: Path | None, out: str | None, seed: int | None, compare: bool
         finally:
             bar.close()
         sim = api.run(path, seed=seed) if compare else None
-    except AqmlabError as e:
-        _fail(str(e))
-        return
-    except KeyboardInterrupt:
-        _fail("interrupted; nothing was written")
-        return
     if quiet:
         return
     click.echo(f"scenario: {path} (live, kernel {res.summary['kernel']})")
