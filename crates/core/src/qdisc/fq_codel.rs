@@ -7,11 +7,10 @@
 //!   than `limit` packets, packets are dropped from the head of the queue with the most bytes, up
 //!   to `drop_batch` of them and until half its bytes are gone (`Overflow`; Linux's and ns-3's
 //!   `fq_codel_drop`).
-//! * Dequeue (§4.2): the first flow of the new list, else of the old list; one whose deficit is
-//!   spent gets another quantum and moves to the tail of the old list. Its CoDel gives the packet
-//!   (and may drop some, `Early`), whose size is charged to the deficit. A flow found empty leaves
-//!   the new list for the old list's tail (so it cannot regain priority at once), or leaves the old
-//!   list altogether.
+//! * Dequeue (§4.2): the scheduler of `fq_scheduler.rs` picks the first flow of the new list,
+//!   else of the old list, topping up spent deficits. Its CoDel gives the packet (and may drop
+//!   some, `Early`), whose size is charged to the deficit. A flow found empty (CoDel may have
+//!   dropped what it held) leaves the new list for the old list's tail, or leaves the old list.
 //!
 //! The flow hash is a 32-bit mix of the flow id and `perturbation`, so as in the real thing
 //! distinct flows can share a queue (with 1024 queues, two of 10 flows do with probability ~4 %).
@@ -20,13 +19,12 @@
 //! 1514 B, 10240 packets, ECN marking on, batches of 64; `variant = "ns3"` uses ns-3's CoDel
 //! arithmetic and its quantum (the device MTU) must then be stated (docs/codel.md).
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
 use super::codel::{codel_config, default_interval, default_target};
 use super::codel_core::{CodelConfig, CodelState, CodelVariant};
 use super::fifo::Fifo;
+use super::fq_scheduler::FlowScheduler;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{join, ConfigError, ConfigResult};
@@ -119,13 +117,11 @@ impl FqCodelParams {
         positive("drop_batch", u64::from(self.drop_batch), 1 << 16)?;
         Ok(FqCodel {
             cfg,
-            quantum: self.quantum.0 as i64,
             limit: self.limit as usize,
             drop_batch: self.drop_batch,
             perturbation: self.perturbation,
             queues: (0..self.flows).map(|_| FlowQueue::default()).collect(),
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
+            scheduler: FlowScheduler::new(self.flows as usize, self.quantum.0),
             len: 0,
             bytes: 0,
             stats: QdiscStats::default(),
@@ -133,34 +129,21 @@ impl FqCodelParams {
     }
 }
 
-/// Where a flow queue is in the scheduler.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Status {
-    #[default]
-    Inactive,
-    New,
-    Old,
-}
-
-/// One hashed flow queue with its CoDel and DRR deficit.
+/// One hashed flow queue with its CoDel (its deficit and list are the scheduler's).
 #[derive(Default)]
 struct FlowQueue {
     fifo: Fifo,
     codel: CodelState,
-    deficit: i64,
-    status: Status,
 }
 
 /// FQ-CoDel.
 pub struct FqCodel {
     cfg: CodelConfig,
-    quantum: i64,
     limit: usize,
     drop_batch: u32,
     perturbation: u32,
     queues: Vec<FlowQueue>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
+    scheduler: FlowScheduler,
     len: usize,
     bytes: u64,
     stats: QdiscStats,
@@ -184,7 +167,7 @@ impl FqCodel {
 
     /// Queues in the new and the old list.
     pub fn active_queues(&self) -> (usize, usize) {
-        (self.new_flows.len(), self.old_flows.len())
+        self.scheduler.active_queues()
     }
 
     /// `fq_codel_drop`: sheds packets from the head of the queue holding the most bytes.
@@ -214,12 +197,8 @@ impl Qdisc for FqCodel {
     fn enqueue(&mut self, pkt: Packet, now: Time, _rng: &mut Rng, drops: &mut DropBuf) -> Verdict {
         self.stats.arrivals += 1;
         let i = self.queue_of(pkt.flow);
+        self.scheduler.activate(i);
         let q = &mut self.queues[i];
-        if q.status == Status::Inactive {
-            q.status = Status::New;
-            q.deficit = self.quantum;
-            self.new_flows.push_back(i as u32);
-        }
         q.codel.on_enqueue(&pkt);
         self.bytes += u64::from(pkt.size);
         q.fifo.push(pkt, now);
@@ -232,52 +211,16 @@ impl Qdisc for FqCodel {
     }
 
     fn dequeue(&mut self, now: Time, drops: &mut DropBuf) -> Option<Packet> {
-        loop {
-            // The first flow with deficit left, new flows first; spent ones get a quantum and
-            // go to the back of the old list.
-            let (i, from_new) = loop {
-                if let Some(&i) = self.new_flows.front() {
-                    let q = &mut self.queues[i as usize];
-                    if q.deficit > 0 {
-                        break (i as usize, true);
-                    }
-                    q.deficit += self.quantum;
-                    q.status = Status::Old;
-                    self.new_flows.pop_front();
-                    self.old_flows.push_back(i);
-                } else if let Some(&i) = self.old_flows.front() {
-                    let q = &mut self.queues[i as usize];
-                    if q.deficit > 0 {
-                        break (i as usize, false);
-                    }
-                    q.deficit += self.quantum;
-                    self.old_flows.rotate_left(1);
-                } else {
-                    return None;
-                }
-            };
+        let pkt = self.scheduler.dequeue(|i| {
             let q = &mut self.queues[i];
             let (len_before, bytes_before) = (q.fifo.len(), q.fifo.bytes());
             let pkt = q.codel.dequeue(&self.cfg, &mut q.fifo, now, &mut self.stats, drops);
             self.len -= len_before - q.fifo.len();
             self.bytes -= bytes_before - q.fifo.bytes();
-            match pkt {
-                Some(p) => {
-                    q.deficit -= i64::from(p.size);
-                    self.stats.dequeues += 1;
-                    return Some(p);
-                }
-                None if from_new => {
-                    q.status = Status::Old;
-                    self.new_flows.pop_front();
-                    self.old_flows.push_back(i as u32);
-                }
-                None => {
-                    q.status = Status::Inactive;
-                    self.old_flows.pop_front();
-                }
-            }
-        }
+            pkt
+        })?;
+        self.stats.dequeues += 1;
+        Some(pkt)
     }
 
     /// Which queue sends next depends on deficits the dequeue itself updates: not known here.
@@ -299,7 +242,7 @@ impl Qdisc for FqCodel {
 
     /// Queues in the scheduler (new and old lists): the flows it considers active.
     fn flow_estimate(&self) -> Option<f64> {
-        Some((self.new_flows.len() + self.old_flows.len()) as f64)
+        Some(self.scheduler.active_count() as f64)
     }
 }
 

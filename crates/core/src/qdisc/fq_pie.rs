@@ -10,8 +10,9 @@
 //!   while `p` is at most `ecn_prob` (Linux `ecn_prob`, 10 %; ns-3: `MarkEcnThreshold`,
 //!   0.1, with `<`); a flow queue not in either list joins the tail of the new
 //!   list with a deficit of one `quantum`.
-//! * Dequeue: deficit round robin over the new list, then the old list (RFC 8290 §4.2), exactly as
-//!   `fq_codel.rs`; the dequeued packet's sojourn feeds its own queue's delay estimate.
+//! * Dequeue: deficit round robin over the new list, then the old list (RFC 8290 §4.2), by the
+//!   scheduler `fq_codel.rs` uses (`fq_scheduler.rs`); the queue whose turn it is first runs its
+//!   PIE updates due by now, and the dequeued packet's sojourn feeds its delay estimate.
 //! * Each queue's `p` is updated every `t_update` (RFC 8033 §4.2) from its own delay, lazily as
 //!   `pie.rs` does (no engine timer).
 //!
@@ -37,12 +38,11 @@
 //! 1514 B (Linux: the device MTU plus its link header); ns-3's quantum is the device MTU, so
 //! with `variant = "ns3"` state it (as for `fq_codel`).
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
 use super::fifo::Fifo;
 use super::fq_codel::flow_hash;
+use super::fq_scheduler::FlowScheduler;
 use super::pie::{DelayEstimator, PieVariant};
 use super::pie_core::{PieLaw, PieState};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
@@ -259,14 +259,12 @@ impl FqPieParams {
         let idle = PieState::new(&law, Time(LINUX_FIRST_UPDATE.0));
         Ok(FqPie {
             law,
-            quantum: self.quantum.0 as i64,
             limit: self.limit as usize,
             drop_batch: self.drop_batch,
             perturbation: self.perturbation,
             tail_drop,
-            queues: (0..self.flows).map(|_| FlowQueue { fifo: Fifo::default(), pie: idle, created: false, deficit: 0, status: Status::Inactive }).collect(),
-            new_flows: VecDeque::with_capacity(self.flows as usize),
-            old_flows: VecDeque::with_capacity(self.flows as usize),
+            queues: (0..self.flows).map(|_| FlowQueue { fifo: Fifo::default(), pie: idle, created: false }).collect(),
+            scheduler: FlowScheduler::new(self.flows as usize, self.quantum.0),
             len: 0,
             bytes: 0,
             stats: QdiscStats::default(),
@@ -274,38 +272,24 @@ impl FqPieParams {
     }
 }
 
-/// Where a flow queue is in the scheduler.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Status {
-    #[default]
-    Inactive,
-    New,
-    Old,
-}
-
-/// One hashed flow queue with its PIE and DRR deficit.
+/// One hashed flow queue with its PIE (its deficit and list are the scheduler's).
 struct FlowQueue {
     fifo: Fifo,
     pie: PieState,
     /// ns-3: whether the child `PieQueueDisc` exists yet (its update grid starts then).
     created: bool,
-    /// Bytes the queue may still send this round.
-    deficit: i64,
-    status: Status,
 }
 
 /// FQ-PIE.
 pub struct FqPie {
     law: PieLaw,
-    quantum: i64,
     limit: usize,
     drop_batch: u32,
     perturbation: u32,
     /// Overflow drops the arrival (Linux) rather than the fattest queue's head (ns-3).
     tail_drop: bool,
     queues: Vec<FlowQueue>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
+    scheduler: FlowScheduler,
     /// Packets queued over all queues.
     len: usize,
     /// Bytes queued over all queues; the sum of the queues' `fifo.bytes()`.
@@ -326,17 +310,7 @@ impl FqPie {
 
     /// Queues in the new and the old list.
     pub fn active_queues(&self) -> (usize, usize) {
-        (self.new_flows.len(), self.old_flows.len())
-    }
-
-    /// Puts queue `i` at the tail of the new list with a fresh quantum if it is in no list.
-    fn activate(&mut self, i: usize) {
-        let q = &mut self.queues[i];
-        if q.status == Status::Inactive {
-            q.status = Status::New;
-            q.deficit = self.quantum;
-            self.new_flows.push_back(i as u32);
-        }
+        self.scheduler.active_queues()
     }
 
     /// `FqPieDrop`: sheds packets from the head of the queue holding the most bytes (ties: the
@@ -384,7 +358,7 @@ impl Qdisc for FqPie {
             return Verdict::Dropped(DropKind::Overflow);
         }
         if ns3 {
-            self.activate(i);
+            self.scheduler.activate(i);
         }
         let q = &mut self.queues[i];
         let mut verdict = Verdict::Enqueued;
@@ -413,7 +387,7 @@ impl Qdisc for FqPie {
             return verdict;
         }
         if !ns3 {
-            self.activate(i);
+            self.scheduler.activate(i);
         }
         if !self.tail_drop && self.len > self.limit {
             self.drop_from_fattest(drops);
@@ -423,55 +397,17 @@ impl Qdisc for FqPie {
 
     fn dequeue(&mut self, now: Time, _drops: &mut DropBuf) -> Option<Packet> {
         let law = self.law;
-        loop {
-            // The first queue with deficit left, new ones first; spent ones get a quantum and go
-            // to the back of the old list (RFC 8290 §4.2).
-            let (i, from_new) = loop {
-                if let Some(&i) = self.new_flows.front() {
-                    let q = &mut self.queues[i as usize];
-                    if q.deficit > 0 {
-                        break (i as usize, true);
-                    }
-                    q.deficit += self.quantum;
-                    q.status = Status::Old;
-                    self.new_flows.pop_front();
-                    self.old_flows.push_back(i);
-                } else if let Some(&i) = self.old_flows.front() {
-                    let q = &mut self.queues[i as usize];
-                    if q.deficit > 0 {
-                        break (i as usize, false);
-                    }
-                    q.deficit += self.quantum;
-                    self.old_flows.rotate_left(1);
-                } else {
-                    return None;
-                }
-            };
+        let pkt = self.scheduler.dequeue(|i| {
             let q = &mut self.queues[i];
             q.pie.catch_up(&law, now, &q.fifo);
-            match q.fifo.pop() {
-                Some(p) => {
-                    self.len -= 1;
-                    self.bytes -= u64::from(p.size);
-                    q.deficit -= i64::from(p.size);
-                    q.pie.on_dequeue(&law, &p, now, &q.fifo);
-                    self.stats.dequeues += 1;
-                    return Some(p);
-                }
-                // An empty new queue goes behind the old ones so it cannot regain priority at
-                // once (ns-3, RFC 8290). Linux removes it instead when the old list is empty;
-                // here it is then removed on the next pass of this loop: the same outcome.
-                None if from_new => {
-                    q.status = Status::Old;
-                    self.new_flows.pop_front();
-                    self.old_flows.push_back(i as u32);
-                }
-                None => {
-                    q.status = Status::Inactive;
-                    self.old_flows.pop_front();
-                }
-            }
-        }
+            let p = q.fifo.pop()?;
+            self.len -= 1;
+            self.bytes -= u64::from(p.size);
+            q.pie.on_dequeue(&law, &p, now, &q.fifo);
+            Some(p)
+        })?;
+        self.stats.dequeues += 1;
+        Some(pkt)
     }
 
     /// Which queue sends next depends on deficits the dequeue itself updates: not known here.
@@ -493,7 +429,7 @@ impl Qdisc for FqPie {
 
     /// Queues in the scheduler (new and old lists): the flows it considers active.
     fn flow_estimate(&self) -> Option<f64> {
-        Some((self.new_flows.len() + self.old_flows.len()) as f64)
+        Some(self.scheduler.active_count() as f64)
     }
 }
 

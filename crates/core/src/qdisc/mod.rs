@@ -33,6 +33,8 @@ pub mod tsq;
 pub mod codel;
 pub mod codel_core;
 pub mod fq_codel;
+// RFC 8290's flow scheduler (new and old lists, deficit round robin), shared by FQ-CoDel and FQ-PIE
+pub(crate) mod fq_scheduler;
 // PIE (RFC 8033)
 pub mod pie;
 pub(crate) mod pie_core;
