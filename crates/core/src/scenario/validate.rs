@@ -524,9 +524,11 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "sack"), "variant \"sack\" needs sack = true");
     }
     let timestamps = *f.timestamps.get_or_insert(d.timestamps);
-    let ecn = *f.ecn.get_or_insert(d.ecn || congestion_control == CongestionControl::Dctcp);
+    let default_ecn = if d.ecn || congestion_control == CongestionControl::Dctcp { EcnSetting::Classic } else { EcnSetting::Off };
+    let ecn_setting = *f.ecn.get_or_insert(default_ecn);
+    let ecn = ecn_setting.enabled();
     if congestion_control == CongestionControl::Dctcp && !ecn {
-        return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true (RFC 8257 reacts to ECN marks)");
+        return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true or \"l4s\" (RFC 8257 reacts to ECN marks)");
     }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(d.restart_after_idle);
     if f.keep_sack_after_timeout == Some(true) && variant != TcpVariant::Sack {
@@ -572,6 +574,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         sack,
         timestamps,
         ecn,
+        ecn_l4s: ecn_setting == EcnSetting::L4s,
         restart_after_idle,
         keep_sack_after_timeout,
         ns3_reno_sack,
