@@ -35,7 +35,7 @@
 //! the start of every enqueue and dequeue as `pie.rs` does; an update at the same instant as a
 //! packet event runs first.
 //!
-//! `variant` chooses between RFC 9332's example (Appendix A.1, A.2) and Linux 6.17's
+//! `variant` chooses between RFC 9332's example (Appendix A.1, A.2) and Linux's
 //! `sch_dualpi2.c` where they differ in ways that change results:
 //!
 //! | | `"rfc9332"` (default) | `"linux"` |
