@@ -25,16 +25,49 @@ pub enum PacketKind {
     TfrcFeedback,
 }
 
-/// ECN codepoint of the IP header (RFC 3168).
+/// ECN codepoint of the IP header (RFC 3168 §5; ECT(1) as the L4S identifier, RFC 9331 §4).
+///
+/// `Ect` is ECT(0), the codepoint every classic ECN sender uses. `Ect1` is ECT(1), which an L4S
+/// sender sets (RFC 9331 §4.1) and an L4S-aware queue such as DualPI2 classifies into its
+/// low-latency queue together with CE (RFC 9331 §5.1). Every other discipline treats the two ECT
+/// codepoints alike ([`Ecn::is_ect`]), as RFC 3168 routers do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Ecn {
-    /// Not ECN-capable transport.
+    /// Not ECN-capable transport (`00`).
     NotEct,
-    /// ECN-capable transport.
+    /// ECN-capable transport, ECT(0) (`10`).
     Ect,
-    /// Congestion experienced (set by a marking queue).
+    /// Congestion experienced (`11`; set by a marking queue).
     Ce,
+    /// ECN-capable transport, ECT(1) (`01`): the L4S identifier (RFC 9331 §4).
+    Ect1,
+}
+
+impl Ecn {
+    /// ECT(0) or ECT(1): the sender understands CE marks (RFC 3168 §5), so a marking queue may
+    /// mark the packet instead of dropping it.
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect | Ecn::Ect1)
+    }
+
+    /// ECT(1) or CE: the packets an L4S queue classifies as L4S (RFC 9331 §5.1, RFC 9332 §2.3;
+    /// CE is included because an earlier bottleneck may have marked an ECT(1) packet).
+    #[inline]
+    pub fn is_l4s(self) -> bool {
+        matches!(self, Ecn::Ect1 | Ecn::Ce)
+    }
+
+    /// The two ECN bits of the IP header (RFC 3168 §5).
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect1 => 0b01,
+            Ecn::Ect => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
 }
 
 /// A SACK block: segments `[start, end)` held by the receiver (RFC 2018).
@@ -144,6 +177,22 @@ impl Packet {
     /// The valid SACK blocks.
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.sack_len as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecn_codepoints_and_classes() {
+        // RFC 3168 §5 bits; ECT(1) = 01 is the L4S identifier (RFC 9331 §4).
+        let all = [Ecn::NotEct, Ecn::Ect, Ecn::Ce, Ecn::Ect1];
+        assert_eq!(all.map(Ecn::bits), [0b00, 0b10, 0b11, 0b01]);
+        assert_eq!(all.map(Ecn::is_ect), [false, true, false, true]);
+        // RFC 9331 §5.1: the L4S queue takes ECT(1) and CE; the low bit of the field is set.
+        assert_eq!(all.map(Ecn::is_l4s), [false, false, true, true]);
+        assert!(all.iter().all(|e| e.is_l4s() == (e.bits() & 1 == 1)));
     }
 }
 

@@ -99,11 +99,7 @@ impl<W: Write> PcapWriter<W> {
         let (host_a, host_b) = ([10, 1, (id >> 8) as u8, id as u8], [10, 2, (id >> 8) as u8, id as u8]);
         let (src, dst) = if pkt.is_feedback() { (host_b, host_a) } else { (host_a, host_b) };
         ip[0] = 0x45;
-        ip[1] = match pkt.ecn {
-            crate::packet::Ecn::NotEct => 0,
-            crate::packet::Ecn::Ect => 2,
-            crate::packet::Ecn::Ce => 3,
-        };
+        ip[1] = pkt.ecn.bits();
         ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
         ip[8] = 64;
         ip[9] = if is_udp(pkt) { 17 } else { 6 };

@@ -363,7 +363,7 @@ impl Aecn {
         let Some(ticket) = self.classes[c].unmarked.pop_front() else { return false };
         let index = (ticket - self.head_ticket) as usize;
         let pkt = self.fifo.get_mut(index).expect("an unmarked ticket names a queued packet");
-        debug_assert!(pkt.ecn == Ecn::Ect, "unmarked tickets name ECT packets");
+        debug_assert!(pkt.ecn.is_ect(), "unmarked tickets name ECT packets");
         pkt.ecn = Ecn::Ce;
         self.front_marked = Some(pkt.flow);
         true
@@ -381,7 +381,7 @@ impl Aecn {
         }
         let ticket = self.head_ticket + self.fifo.len() as u64;
         let vq = &mut self.classes[c];
-        if pkt.ecn == Ecn::Ect {
+        if pkt.ecn.is_ect() {
             vq.unmarked.push_back(ticket);
         }
         vq.len_packets += 1;
@@ -419,7 +419,7 @@ impl Qdisc for Aecn {
                     self.count_mark(c);
                     return self.accept(pkt, c, now, false);
                 }
-                if pkt.ecn == Ecn::Ect {
+                if pkt.ecn.is_ect() {
                     self.count_mark(c);
                     return self.accept(pkt, c, now, true);
                 }
@@ -536,7 +536,7 @@ mod tests {
                 .fifo
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| q.cfg.classify(p) as usize == i && p.ecn == Ecn::Ect)
+                .filter(|(_, p)| q.cfg.classify(p) as usize == i && p.ecn.is_ect())
                 .map(|(k, _)| q.head_ticket + k as u64)
                 .collect();
             assert_eq!(vq.unmarked.iter().copied().collect::<Vec<_>>(), want, "class {i}");
@@ -581,6 +581,23 @@ mod tests {
     /// `max_p_c = 1` that is 0.655, so past the free pass `pa = pb/(1 − count·pb) ≥ 1` for any
     /// `count ≥ 1` (documented variant): every such arrival is a mark decision, no randomness.
     const CERTAIN: &str = "weight = 1.0\nmin_th = 2\nmax_th = 60\nlimit = 200\nvariant = \"documented\"\nmax_p_average = 0.001";
+
+    #[test]
+    fn ect1_packets_are_ecn_capable_like_ect0() {
+        // RFC 3168 routers treat both ECT codepoints alike: an ECT(1) packet is marked front.
+        let mut q = aecn(&format!("{CERTAIN}\nmax_p_robust = 1.0"));
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        q.enqueue(Packet { ecn: Ecn::NotEct, ..data(0, 0, 20) }, Time(0), &mut rng, &mut drops);
+        q.enqueue(data(1, 1, 100), Time(0), &mut rng, &mut drops);
+        q.enqueue(Packet { ecn: Ecn::Ect1, ..data(2, 2, 20) }, Time(0), &mut rng, &mut drops);
+        for seq in 3..40 {
+            q.enqueue(data(1, seq, 100), Time(0), &mut rng, &mut drops);
+        }
+        assert_eq!(q.enqueue(data(9, 100, 40), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        assert_eq!(q.fifo.iter().find(|p| p.seq == 2).unwrap().ecn, Ecn::Ce);
+        assert_eq!(q.take_front_mark(), Some(2));
+        check_counters(&q);
+    }
 
     #[test]
     fn mark_decision_marks_the_oldest_unmarked_packet_of_the_class_not_the_arrival() {

@@ -21,6 +21,7 @@ use super::{CodelParams, FqCodelParams};
 use super::PieParams;
 use super::FqPieParams;
 use super::{BlueParams, SfbParams};
+use super::DualPi2Params;
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -111,6 +112,7 @@ pub fn catalog() -> Value {
         described::<FqPieParams>(std::convert::identity),
         described::<BlueParams>(std::convert::identity),
         described::<SfbParams>(std::convert::identity),
+        described::<DualPi2Params>(DualPi2Params::filled),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -468,7 +470,37 @@ fn modern_entries() -> Value {
             "params": defaults::<SfbParams>(std::convert::identity),
             "docs": sfb_docs(),
         },
+        {
+            "kind": "dualpi2",
+            "aliases": [],
+            "summary": "DualPI2 (DualQ Coupled AQM for L4S): ECT(1)/CE into an L queue, the rest into a C queue, one buffer; a PI controller on the classic delay sets p'; classic drop/mark p_C = p'^2, L4S mark max(native ramp/step on the L sojourn, k p'); overload drops L4S with p_C; docs/dualpi2.md",
+            "source": "De Schepper, Briscoe & White, RFC 9332 sec. 2.4, 4.2.3, Appendix A.1-A.2 (variant rfc9332); Linux net/sched/sch_dualpi2.c (variant linux)",
+            "params": defaults::<DualPi2Params>(DualPi2Params::filled),
+            "docs": dualpi2_docs(),
+        },
     ])
+}
+
+/// The keys of `dualpi2`.
+fn dualpi2_docs() -> Value {
+    json!({
+        "variant": "rfc9332 (default: RFC 9332 Appendix A: time-shifted FIFO, PI on the classic head delay, ramp L4S AQM, recur() decisions) | linux (sch_dualpi2.c: WRR credit scheduler, PI on the larger head delay, 1 ms step, random draws, 2-MTU safeguard)",
+        "limit": "buffer shared by both queues: \"auto\" (default; rfc9332: 250 ms at the bottleneck rate in bytes, RFC Figure 2; linux: 10000 packets), packets (integer), bytes (\"150KB\") or \"none\"",
+        "target": "classic queue delay target, > 0 (15ms)",
+        "rtt_max": "worst-case RTT the rfc9332 default gains are derived from, > 0 (100ms)",
+        "tupdate": "PI update period, > 0 (rfc9332: min(target, rtt_max/3) = 15ms; linux: 16ms)",
+        "alpha": "PI integral gain, Hz, >= 0 (rfc9332: 0.1 tupdate/rtt_max^2 = 0.15; linux: 41/256 = 0.16)",
+        "beta": "PI proportional gain, Hz, >= 0 (rfc9332: 0.3/rtt_max = 3; linux: 819/256 = 3.2)",
+        "k": "coupling factor: p_CL = k p', in (0, 256] (2)",
+        "l4s_min_th": "L queue sojourn where native marking starts (rfc9332 minTh 800us; linux step_thresh 1ms)",
+        "l4s_range": "width of the native ramp to certain marking; 0 is a step (rfc9332 400us; linux 0)",
+        "l4s_min_packets": "native marking only while the L queue holds more than this many packets, the dequeued one included (rfc9332 Th_len 1; linux 0)",
+        "draws": "recur (rfc9332 default: the RFC's deterministic accumulator per queue) | random (linux default: a uniform per decision)",
+        "tshift": "rfc9332 scheduler: the classic head's wait is reduced by this before the two heads are compared (2 x target = 30ms)",
+        "c_protection": "linux scheduler: classic WRR weight, percent, 0..=100 (10)",
+        "ecn": "mark ECT(0) classic packets with p_C instead of dropping them while p_C < 1/k^2 (true)",
+        "drop_on_overload": "once k p' saturates, drop L4S packets with p_C as classic ones (RFC 9332 sec. 4.2.3; true); false: never drop L4S, the buffer limit acts",
+    })
 }
 
 /// The keys of `blue`.

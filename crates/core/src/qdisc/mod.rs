@@ -43,6 +43,8 @@ pub mod fq_pie;
 // BLUE and Stochastic Fair Blue (Feng et al. 2002)
 pub mod blue;
 pub mod sfb;
+// DualPI2, the DualQ Coupled AQM for L4S (RFC 9332; Linux sch_dualpi2)
+pub mod dualpi2;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -71,6 +73,7 @@ pub use pie::{Pie, PieParams};
 pub use fq_pie::{FqPie, FqPieParams};
 pub use blue::{Blue, BlueParams};
 pub use sfb::{Sfb, SfbParams};
+pub use dualpi2::{DualPi2, DualPi2Params};
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,6 +308,8 @@ pub enum AnyQdisc {
     Blue(Blue),
     /// Stochastic Fair Blue (Feng et al. 2002; Linux sch_sfb).
     Sfb(Sfb),
+    /// DualPI2, DualQ Coupled AQM for L4S (RFC 9332).
+    DualPi2(DualPi2),
 }
 
 macro_rules! dispatch {
@@ -333,6 +338,7 @@ macro_rules! dispatch {
             AnyQdisc::FqPie($q) => $e,
             AnyQdisc::Blue($q) => $e,
             AnyQdisc::Sfb($q) => $e,
+            AnyQdisc::DualPi2($q) => $e,
         }
     };
 }

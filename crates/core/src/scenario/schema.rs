@@ -99,6 +99,60 @@ pub enum OneOrMany<T> {
     Many(Vec<T>),
 }
 
+/// A TCP flow's `ecn` key: `false` (Not-ECT), `true` (ECT(0), RFC 3168) or `"l4s"` (ECT(1), the
+/// L4S identifier of RFC 9331 §4.1). Echoed in the same spelling, so existing scenarios echo
+/// `true`/`false` exactly as before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnSetting {
+    /// `false`: data is sent Not-ECT.
+    Off,
+    /// `true`: data is sent ECT(0).
+    Classic,
+    /// `"l4s"`: data is sent ECT(1).
+    L4s,
+}
+
+impl EcnSetting {
+    /// Whether the flow is ECN-capable at all.
+    pub fn enabled(self) -> bool {
+        self != EcnSetting::Off
+    }
+}
+
+impl Serialize for EcnSetting {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            EcnSetting::Off => s.serialize_bool(false),
+            EcnSetting::Classic => s.serialize_bool(true),
+            EcnSetting::L4s => s.serialize_str("l4s"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EcnSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = EcnSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false or \"l4s\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<EcnSetting, E> {
+                Ok(if v { EcnSetting::Classic } else { EcnSetting::Off })
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<EcnSetting, E> {
+                match v {
+                    "l4s" => Ok(EcnSetting::L4s),
+                    other => Err(E::custom(format!(
+                        "must be true (ECT(0)), false or \"l4s\" (ECT(1), RFC 9331), got \"{other}\""
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// `delayed_ack = true | false | { count = 2, timeout = "200ms" }`
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(untagged)]
@@ -275,9 +329,9 @@ pub struct FlowParams {
     /// RFC 7323 timestamps: an RTT sample from every ACK of new data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,
-    /// ECN-capable transport.
+    /// ECN-capable transport: `false`, `true` (ECT(0), RFC 3168) or `"l4s"` (ECT(1), RFC 9331).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn: Option<bool>,
+    pub ecn: Option<EcnSetting>,
     /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,

@@ -20,6 +20,7 @@ use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
 use crate::qdisc::{BlueParams, SfbParams};
+use crate::qdisc::DualPi2Params;
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -88,6 +89,8 @@ pub enum QueueSpec {
     Blue(BlueParams),
     /// `kind = "sfb"`
     Sfb(SfbParams),
+    /// `kind = "dualpi2"`
+    DualPi2(DualPi2Params),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -95,7 +98,7 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie", "fq_pie", "blue", "sfb"];
+      "pie", "fq_pie", "blue", "sfb", "dualpi2"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -124,6 +127,7 @@ impl QueueSpec {
             QueueSpec::FqPie(p) => AnyQdisc::FqPie(p.validate(path)?),
             QueueSpec::Blue(p) => AnyQdisc::Blue(p.validate(path)?),
             QueueSpec::Sfb(p) => AnyQdisc::Sfb(p.validate(path)?),
+            QueueSpec::DualPi2(p) => AnyQdisc::DualPi2(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -153,6 +157,7 @@ impl QueueSpec {
             QueueSpec::FqPie(_) => "fq_pie",
             QueueSpec::Blue(_) => "blue",
             QueueSpec::Sfb(_) => "sfb",
+            QueueSpec::DualPi2(_) => "dualpi2",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -181,6 +186,7 @@ impl QueueSpec {
             QueueSpec::FqPie(p) => serde_json::to_value(p),
             QueueSpec::Blue(p) => serde_json::to_value(p),
             QueueSpec::Sfb(p) => serde_json::to_value(p),
+            QueueSpec::DualPi2(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -379,6 +385,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "fq_pie" | "fq-pie" => Ok(QueueSpec::FqPie(params(rest, path)?)),
         "blue" => Ok(QueueSpec::Blue(params(rest, path)?)),
         "sfb" => Ok(QueueSpec::Sfb(params(rest, path)?)),
+        "dualpi2" => Ok(QueueSpec::DualPi2(params::<DualPi2Params>(rest, path)?.filled())),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
@@ -524,9 +531,11 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "sack"), "variant \"sack\" needs sack = true");
     }
     let timestamps = *f.timestamps.get_or_insert(d.timestamps);
-    let ecn = *f.ecn.get_or_insert(d.ecn || congestion_control == CongestionControl::Dctcp);
+    let default_ecn = if d.ecn || congestion_control == CongestionControl::Dctcp { EcnSetting::Classic } else { EcnSetting::Off };
+    let ecn_setting = *f.ecn.get_or_insert(default_ecn);
+    let ecn = ecn_setting.enabled();
     if congestion_control == CongestionControl::Dctcp && !ecn {
-        return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true (RFC 8257 reacts to ECN marks)");
+        return err(join(path, "ecn"), "congestion_control = \"dctcp\" needs ecn = true or \"l4s\" (RFC 8257 reacts to ECN marks)");
     }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(d.restart_after_idle);
     if f.keep_sack_after_timeout == Some(true) && variant != TcpVariant::Sack {
@@ -572,6 +581,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         sack,
         timestamps,
         ecn,
+        ecn_l4s: ecn_setting == EcnSetting::L4s,
         restart_after_idle,
         keep_sack_after_timeout,
         ns3_reno_sack,

@@ -129,6 +129,10 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// ECN-capable (RFC 3168): data is sent ECT, CE marks are echoed and halve the window.
     pub ecn: bool,
+    /// With `ecn`: new data is sent ECT(1), the L4S identifier (RFC 9331 §4.1), instead of
+    /// ECT(0). Only the codepoint changes; the reaction to echoes is the congestion control's
+    /// (DCTCP's α/2 cut is the scalable response L4S expects, RFC 9331 §4.3).
+    pub ecn_l4s: bool,
     /// RFC 5681 §4.1 restart window: after an idle period longer than the RTO, resume from
     /// min(IW, cwnd) (ns-2's `slow_start_restart_`, Linux's `tcp_slow_start_after_idle`).
     pub restart_after_idle: bool,
@@ -182,6 +186,7 @@ impl Default for TcpConfig {
             sack: false,
             timestamps: false,
             ecn: false,
+            ecn_l4s: false,
             restart_after_idle: false,
             keep_sack_after_timeout: false,
             ns3_reno_sack: false,

@@ -566,6 +566,24 @@ fn receiver_acks_out_of_order_at_once_with_sack_blocks_newest_first() {
 }
 
 #[test]
+fn l4s_sender_sends_ect1_and_retransmissions_not_ect() {
+    // ecn = "l4s": new data carries ECT(1) (RFC 9331 §4.1); retransmissions stay Not-ECT as
+    // every ECN sender here sends them (RFC 3168 §6.1.5).
+    let c = TcpConfig { ecn: true, ecn_l4s: true, initial_window: 4, ..cfg(TcpVariant::NewReno) };
+    let (mut s, first) = started(&c);
+    assert!(first.iter().all(|p| p.ecn == Ecn::Ect1), "{:?}", first.iter().map(|p| p.ecn).collect::<Vec<_>>());
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        s.on_ack(&c, ms(100), &ack(0), &mut out);
+    }
+    let rtx: Vec<_> = out.iter().filter(|p| p.has(FLAG_RETRANSMIT)).collect();
+    assert_eq!(rtx.len(), 1, "fast retransmit of segment 0");
+    assert_eq!(rtx[0].ecn, Ecn::NotEct);
+    let classic = TcpConfig { ecn_l4s: false, ..c.clone() };
+    assert!(started(&classic).1.iter().all(|p| p.ecn == Ecn::Ect));
+}
+
+#[test]
 fn ecn_echo_until_cwr_and_one_reduction_per_window() {
     let c = TcpConfig { ecn: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
     let mut r = TcpReceiver::new(0, &c);
