@@ -62,6 +62,7 @@ def _scenario(queue: dict, flows: list[dict], *, duration: str = "8s", reverse_q
     ([{"kind": "tcp", "variant": "tahoe"}], None, 'flows[0].variant: Linux TCP has no "tahoe" mode'),
     ([{"kind": "tcp", "congestion_control": "cubic-ns3"}], None, 'no Linux module runs "cubic-ns3"'),
     ([{"kind": "tcp", "ecn": True}, {"kind": "tcp"}], None, "ECN is a per-namespace sysctl live"),
+    ([{"kind": "tcp", "ecn": "l4s", "congestion_control": "dctcp"}], None, "flows[0].ecn: mainline Linux TCP"),
     ([{"kind": "tcp"}], {"bottleneck": {"rate": "10Mbps", "tx_ring": 2}}, "topology.bottleneck.tx_ring: not emulated live"),
     ([{"kind": "tcp"}], {"bottleneck": {"rate": "10Mbps"}, "access": {"rate": "5Mbps"}},
      "an access link (5 Mb/s) slower than the bottleneck (10 Mb/s) cannot be emulated live"),

@@ -73,9 +73,10 @@ impl FlowMap {
         p.size = len as u32;
         p.payload = info.payload;
         p.ecn = match info.ecn {
-            0 => Ecn::NotEct,
-            3 => Ecn::Ce,
-            _ => Ecn::Ect,
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1, // the L4S identifier (RFC 9331): DualPI2 classifies on it
+            0b10 => Ecn::Ect,
+            _ => Ecn::Ce,
         };
         p.class = tag.class;
         p.delay_hint = if kind == PacketKind::TcpAck { 0 } else { tag.delay_hint };
@@ -100,6 +101,13 @@ mod tests {
         let ack = m.describe(&info(PROTO_TCP, 20001, 45123, 0), 52, Time(6));
         assert_eq!((data.flow, data.kind, data.class, data.delay_hint, data.ecn), (1, PacketKind::TcpData, 2, 6, Ecn::Ect));
         assert_eq!((ack.flow, ack.kind, ack.delay_hint, ack.size), (1, PacketKind::TcpAck, 0, 52));
+    }
+
+    #[test]
+    fn every_ecn_codepoint_reaches_the_discipline() {
+        let mut m = FlowMap::new(20000, vec![FlowTag::default()]);
+        let got = [0b00, 0b01, 0b10, 0b11].map(|bits| m.describe(&IpInfo { ecn: bits, ..info(PROTO_UDP, 1, 20000, 10) }, 38, Time(0)).ecn);
+        assert_eq!(got, [Ecn::NotEct, Ecn::Ect1, Ecn::Ect, Ecn::Ce]);
     }
 
     #[test]

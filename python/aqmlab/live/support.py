@@ -52,6 +52,9 @@ def check_supported(raw: dict[str, Any], plan: dict[str, Any]) -> None:
         if kind == "tcp":
             if group.get("variant", "newreno") not in LINUX_VARIANTS:
                 _refuse(f"flows[{g}].variant", f"Linux TCP has no \"{group['variant']}\" mode; allowed: newreno, sack")
+            if group.get("ecn") == "l4s":
+                _refuse(f"flows[{g}].ecn", "mainline Linux TCP (DCTCP included) sends ECT(0); an ECT(1) sender "
+                        "such as TCP Prague is not in it; allowed: true, false")
             if group.get("profile", "linux") != "linux":
                 _refuse(f"flows[{g}].profile", f"live TCP is Linux's own; allowed: \"linux\", got \"{group['profile']}\"")
     for f in plan["flows"]:
