@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _native
-from ..api import Result, load_scenario
+from ..api import Result, load_scenario, validate
 from ..exceptions import ScenarioError, SimulationError
 from ..metrics import jain_index
 from ..output import check_output_dir, staged_results_dir, write_results
@@ -95,7 +95,8 @@ def _collect(proc: subprocess.Popen, ns: str, timeout: float) -> list[dict[str, 
         proc.kill()
         raise SimulationError(f"the traffic program in namespace {ns} did not finish") from None
     if proc.returncode != 0:
-        raise SimulationError(f"the traffic program in namespace {ns} failed: {err.strip().splitlines()[-1:] or 'no message'}")
+        last = (err.strip().splitlines() or ["no message"])[-1]
+        raise SimulationError(f"the traffic program in namespace {ns} failed: {last}")
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -116,6 +117,7 @@ def run_live(
     same files as a simulation (``pcap``: also ``bottleneck.pcap``, the headers of the real
     packets as they start across the forward bottleneck). Wall-clock time equals the scenario's
     duration."""
+    validate(scenario)  # on the text as written, so errors name their line
     text, fmt = load_scenario(scenario, seed=seed)
     raw = tomllib.loads(text) if fmt == "toml" else json.loads(text)
     router = _native.LiveRouter(text, fmt, base_port)
