@@ -308,11 +308,6 @@ impl EmulatedPath {
         }
     }
 
-    /// Packets held on the path (delay lines and queue).
-    pub fn held(&self) -> usize {
-        self.ingress.len() + self.egress.len() + self.qdisc.len_packets()
-    }
-
     /// The per-flow counters, indexed by flow id.
     pub fn flows(&self) -> &[FlowCounters] {
         &self.flows
