@@ -132,6 +132,11 @@ def test_codel_holds_a_real_tcp_queue_near_its_target_where_a_fifo_bloats(tmp_pa
     assert codel.queues.iloc[0]["drops_early"] > 0
     assert (tmp_path / "codel" / "plot.png").exists() and (tmp_path / "codel" / "summary.json").exists()
     assert codel.summary["mode"] == "live"
+    # One-way delay through the emulated network: at least the 22 ms of propagation and access
+    # delay plus a 1500-byte transmission (1.2 ms), and CoDel's queueing on top of that.
+    tcp = codel.flows[codel.flows["kind"] == "tcp"]
+    assert (tcp["delay_mean_s"] > 0.0232).all() and (tcp["delay_mean_s"] < 0.0232 + 0.015).all(), tcp["delay_mean_s"]
+    assert (tcp["delay_p99_s"] >= tcp["delay_p50_s"]).all()
     assert codel.timeseries["flow0_cwnd_segments"].notna().sum() > 0
     # The capture holds every packet that started across the forward link: those from the end of
     # the warm-up on are exactly the discipline's dequeues; each is a real IPv4 packet whose
@@ -221,6 +226,7 @@ def test_the_merge_counts_after_the_warmup_and_takes_each_flow_from_its_data_dir
     assert (udp["goodput_bps"], udp["throughput_bps"], udp["drops"], udp["class"]) == (500 * 8, 5_000 * 8, 1, 3)
     # Not measured is null in summary.json (NaN in the data frame), never 0.
     assert res.summary["flows"][1]["retransmits"] is None and res.summary["flows"][0]["timeouts"] is None
+    assert res.summary["flows"][0]["delay_mean_s"] is None  # the made-up paths carry no delays
     assert res.aggregate["goodput_bps"] == 4000 * 8 + 500 * 8 and res.aggregate["forward_goodput_bps"] == 4000 * 8
     ts = res.timeseries
     assert list(ts["flow0_goodput_bps"]) == [1600.0, 3200.0, 16000.0, 48000.0]

@@ -13,8 +13,8 @@
 
 use aqmlab_core::engine::{Dur, Rng, Time};
 use aqmlab_core::metrics::pcap::PcapWriter;
-use aqmlab_core::metrics::QueueMonitor;
-use aqmlab_core::packet::Ecn;
+use aqmlab_core::metrics::{Histogram, QueueMonitor};
+use aqmlab_core::packet::{Ecn, PacketKind};
 use aqmlab_core::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
 use aqmlab_core::topology::link_rate::LinkRate;
 use rand::Rng as _;
@@ -46,7 +46,7 @@ impl PathDelays {
 }
 
 /// What happened to one flow's packets on this path after the warm-up.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct FlowCounters {
     /// Packets offered to the queue.
     pub arrivals: u64,
@@ -56,6 +56,10 @@ pub struct FlowCounters {
     pub marks: u64,
     /// IP bytes that finished transmission.
     pub bytes_sent: u64,
+    /// One-way delay of its data packets (not pure ACKs) through the emulated network, from
+    /// arrival at the router to hand-over at the far end: access delays, queueing, transmission
+    /// and propagation, as the simulator's one-way delay counts them (host stacks excluded).
+    pub delay: Histogram,
     /// Bytes in the current time-series bin.
     bin_bytes: u64,
 }
@@ -166,6 +170,10 @@ impl EmulatedPath {
             let Some(t) = due.filter(|&t| t <= now) else { break };
             self.close_bins_until(t);
             if let Some((_, slot)) = self.egress.pop_due(t) {
+                let p = *store.packet(slot);
+                if t >= self.warmup && p.kind != PacketKind::TcpAck {
+                    self.counters(p.flow).delay.record(t.0.saturating_sub(p.sent_at.0));
+                }
                 delivered.push(slot);
             } else if tx == Some(t) {
                 self.start_transmission(t, store);
@@ -183,7 +191,7 @@ impl EmulatedPath {
     fn counters(&mut self, flow: u32) -> &mut FlowCounters {
         let i = flow as usize;
         if i >= self.flows.len() {
-            self.flows.resize(i + 1, FlowCounters::default());
+            self.flows.resize_with(i + 1, FlowCounters::default);
         }
         &mut self.flows[i]
     }
@@ -416,6 +424,9 @@ mod tests {
         }
         let got = deliveries(&mut p, &mut store, 20);
         assert_eq!(got, vec![(6, slots[0]), (7, slots[1]), (8, slots[2])]);
+        // Their one-way delays through the emulated network: 6, 7 and 8 ms.
+        let d = &p.flows()[0].delay;
+        assert_eq!((d.count(), d.mean_s()), (3, 0.007));
     }
 
     #[test]

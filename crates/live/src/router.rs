@@ -283,9 +283,13 @@ fn sleep_until_readable(a: &Tun, b: &Tun, wait: Dur) -> io::Result<()> {
 /// Per flow id, what each path did with its packets after the warm-up.
 fn flow_paths_json(forward: &[FlowCounters], reverse: &[FlowCounters]) -> serde_json::Value {
     let n = forward.len().max(reverse.len());
+    let empty = FlowCounters::default();
     let side = |c: Option<&FlowCounters>| {
-        let c = c.copied().unwrap_or_default();
-        serde_json::json!({"arrivals": c.arrivals, "drops": c.drops, "marks": c.marks, "bytes_sent": c.bytes_sent})
+        let c = c.unwrap_or(&empty);
+        let delay = |v: f64| if c.delay.count() > 0 { serde_json::json!(v) } else { serde_json::Value::Null };
+        serde_json::json!({"arrivals": c.arrivals, "drops": c.drops, "marks": c.marks, "bytes_sent": c.bytes_sent,
+                           "delay_mean_s": delay(c.delay.mean_s()), "delay_p50_s": delay(c.delay.quantile_s(0.5)),
+                           "delay_p95_s": delay(c.delay.quantile_s(0.95)), "delay_p99_s": delay(c.delay.quantile_s(0.99))})
     };
     (0..n).map(|i| serde_json::json!({"id": i, "forward": side(forward.get(i)), "reverse": side(reverse.get(i))})).collect()
 }

@@ -6,8 +6,9 @@ traffic program in each (``traffic.py``: real sockets, the kernel's TCP), and me
 router and the programs measured into a result shaped like a simulation's: the same
 ``summary.json`` queue keys, per-flow goodput, drops and marks, a time series and a plot.
 Measured live and not in the simulator's output: TCP retransmissions, congestion window and
-smoothed RTT as the kernel reports them (TCP_INFO). Not measured live (``null``): RTO expiries
-and one-way delays. See docs/live.md.
+smoothed RTT as the kernel reports them (TCP_INFO). One-way delays are the emulated network's
+(arrival at the router to hand-over at the far end), as the simulator's exclude host stacks. Not
+measured live (``null``): RTO expiries. See docs/live.md.
 """
 
 from __future__ import annotations
@@ -251,7 +252,7 @@ def _result(plan: dict[str, Any], raw: dict[str, Any], echo: dict[str, Any], rou
             "drops": path[data_dir]["drops"], "marks": path[data_dir]["marks"],
             "ack_drops": path[ack_dir]["drops"],
             "retransmits": _since_warmup(tx["retransmits"], tx["retransmits_per_bin"], first_bin), "timeouts": None,
-            "delay_mean_s": None, "delay_p50_s": None, "delay_p95_s": None, "delay_p99_s": None,
+            **{k: path[data_dir].get(k) for k in ("delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_p99_s")},
             "mean_cwnd_segments": _measured_mean(tx["cwnd_segments"], first_bin) if f["kind"] == "tcp" else None,
             "mean_srtt_s": _measured_mean(tx["srtt_s"], first_bin) if f["kind"] == "tcp" else None,
             "completion_s": rx.get("completed_s"), "error": tx["error"],
