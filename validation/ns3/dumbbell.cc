@@ -140,6 +140,18 @@ struct FlowStats
 
 std::vector<FlowStats> g_flows;
 double g_warmup = 10.0;
+// --traceFlow=<id>: that flow's cwnd, ssthresh, congestion-state and RTO changes on stderr
+// (for comparing a flow's window history with aqmlab's); -1 = none.
+int32_t g_traceFlow = -1;
+
+void
+TraceLine(uint32_t id, const char* what, double value)
+{
+    if (static_cast<int32_t>(id) == g_traceFlow)
+    {
+        std::cerr << Simulator::Now().GetSeconds() << " " << what << " " << value << "\n";
+    }
+}
 
 // bottleneck measurement
 Ptr<QueueDisc> g_qdisc;
@@ -298,6 +310,7 @@ OnTcpRetx(uint32_t id,
 void
 OnCongState(uint32_t id, TcpSocketState::TcpCongState_t oldV, TcpSocketState::TcpCongState_t newV)
 {
+    TraceLine(id, "state", newV);
     bool warm = Simulator::Now().GetSeconds() >= g_warmup;
     if (newV == TcpSocketState::CA_RECOVERY && oldV != TcpSocketState::CA_RECOVERY)
     {
@@ -319,6 +332,7 @@ OnCongState(uint32_t id, TcpSocketState::TcpCongState_t oldV, TcpSocketState::Tc
 void
 OnRto(uint32_t id, Time oldV, Time newV)
 {
+    TraceLine(id, "rto", newV.GetSeconds());
     if (newV == oldV + oldV || (newV == Seconds(60) && oldV >= Seconds(30) && newV != oldV))
     {
         g_flows[id].rtoExpiries++;
@@ -330,12 +344,14 @@ void
 OnCwnd(uint32_t id, uint32_t, uint32_t v)
 {
     g_flows[id].lastCwnd = v;
+    TraceLine(id, "cwnd", v);
 }
 
 void
 OnSsthresh(uint32_t id, uint32_t, uint32_t v)
 {
     g_flows[id].lastSsthresh = v;
+    TraceLine(id, "ssthresh", v);
 }
 
 // Called just after BulkSendApplication::StartApplication created the socket.
@@ -482,6 +498,7 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nFlows", "number of TCP flows", nFlows);
+    cmd.AddValue("traceFlow", "print this flow's cwnd/ssthresh/state/RTO changes on stderr (-1: none)", g_traceFlow);
     cmd.AddValue("bottleneckRate", "bottleneck rate (ns-3 DataRate string)", bottleneckRate);
     cmd.AddValue("bottleneckDelay", "bottleneck one-way propagation delay [ms]", bottleneckDelayMs);
     cmd.AddValue("accessRate", "access link rate (all access links)", accessRate);
