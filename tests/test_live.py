@@ -114,7 +114,8 @@ def test_a_congestion_control_the_kernel_lacks_is_named_before_the_run() -> None
 @needs_live
 def test_codel_holds_a_real_tcp_queue_near_its_target_where_a_fifo_bloats(tmp_path) -> None:
     flows = [{"kind": "tcp", "count": 3, "congestion_control": "cubic"},
-             {"kind": "udp-cbr", "rate": "1Mbps", "packet_size": "1000B"}]
+             {"kind": "udp-cbr", "rate": "1Mbps", "packet_size": "1000B"},
+             {"kind": "udp-cbr", "rate": "400kbps", "packet_size": "1000B", "start": "3s", "stop": "5s"}]
     fifo = run_live(_scenario({"kind": "droptail", "limit": 1000}, flows), out=tmp_path / "fifo", plot=False)
     codel = run_live(_scenario({"kind": "codel"}, flows), out=tmp_path / "codel", pcap=True)
     for res in (fifo, codel):
@@ -123,9 +124,12 @@ def test_codel_holds_a_real_tcp_queue_near_its_target_where_a_fifo_bloats(tmp_pa
         assert res.queues.iloc[0]["utilization"] > 0.97
     # The UDP flow gets its 1 Mb/s less 28 header bytes per datagram, less what CoDel dropped. (Not
     # checked behind the FIFO, whose queue grows all run: what arrives in the window lags.)
-    udp = codel.flows[codel.flows["kind"] == "udp-cbr"].iloc[0]
+    udp, burst = codel.flows.iloc[3], codel.flows.iloc[4]
     delivered = 1 - udp["drops"] / udp["packets_arrived"]
     assert udp["goodput_bps"] == pytest.approx(1e6 * 972 / 1000 * delivered, rel=0.05)
+    # The second sends 400 kb/s from 3 s to 5 s only: 100 datagrams, a third of the 6-s window's rate.
+    assert burst["packets_arrived"] == pytest.approx(100, abs=2)
+    assert burst["goodput_bps"] == pytest.approx(100 * 972 * 8 / 6 * (1 - burst["drops"] / 100), rel=0.05)
     # Cubic fills the 1000-packet FIFO (1.2 ms per packet); CoDel keeps sojourn near 5 ms.
     assert fifo.queues.iloc[0]["mean_sojourn_s"] > 0.2
     assert codel.queues.iloc[0]["mean_sojourn_s"] < 0.015
@@ -232,3 +236,17 @@ def test_the_merge_counts_after_the_warmup_and_takes_each_flow_from_its_data_dir
     assert list(ts["flow0_goodput_bps"]) == [1600.0, 3200.0, 16000.0, 48000.0]
     assert ts["flow1_goodput_bps"].isna().tolist() == [False, False, False, True]
     assert res.summary["mode"] == "live" and res.summary["measured_s"] == 1.0
+
+
+def test_the_simulated_twin_models_the_tcp_the_live_run_used() -> None:
+    """`--compare`'s simulation: the default scenario's NewReno groups (no profile, so Reno growth
+    live) become the Linux profile with SACK, Reno kept; UDP groups are untouched."""
+    from aqmlab.live import simulated_twin
+
+    sc = {"run": {"duration": "5s"}, "topology": {"bottleneck": {"rate": "10Mbps"}},
+          "flows": [{"kind": "tcp", "variant": "newreno", "count": 2}, {"kind": "tcp", "congestion_control": "cubic"},
+                    {"kind": "udp-cbr", "rate": "1Mbps"}]}
+    echo = aqmlab.validate(simulated_twin(sc, seed=5))
+    tcp = [(g["profile"], g["variant"], g["congestion_control"], g["sack"]) for g in echo["flows"][:2]]
+    assert tcp == [("linux", "sack", "reno", True), ("linux", "sack", "cubic", True)]
+    assert "profile" not in echo["flows"][2] and echo["run"]["seed"] == 5

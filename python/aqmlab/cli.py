@@ -117,7 +117,8 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
 @cli.command()
 @_scenario_run_options("results/live-<scenario name>",
                        "Also capture the real packets' headers at the forward bottleneck to bottleneck.pcap.")
-@click.option("--compare", is_flag=True, help="Also simulate the scenario and print both side by side.")
+@click.option("--compare", is_flag=True, help="Also simulate the scenario, its TCP modelled as Linux's "
+              "(profile = \"linux\"; docs/live.md), and print both side by side.")
 def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool,
          compare: bool) -> None:
     """Run SCENARIO on real Linux traffic: two network namespaces joined by aqmlab's router, which
@@ -125,7 +126,7 @@ def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, n
     in wall time; docs/live.md)."""
     from tqdm import tqdm
 
-    from .live import run_live
+    from .live import run_live, simulated_twin
     from .output import check_output_dir
 
     path = scenario or api.default_scenario_path()
@@ -143,7 +144,7 @@ def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, n
             res = run_live(path, seed=seed, out=out_arg, pcap=pcap, plot=not no_plot, progress=progress)
         finally:
             bar.close()
-        sim = api.run(path, seed=seed) if compare else None
+        sim = api.run(simulated_twin(path, seed=seed)) if compare else None
     if quiet:
         return
     click.echo(f"scenario: {path} (live, kernel {res.summary['kernel']})")

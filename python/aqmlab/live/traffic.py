@@ -16,6 +16,7 @@ fraction of the time the package with numpy and pandas would take.
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import selectors
 import socket
@@ -29,6 +30,27 @@ TCP_INFO = getattr(socket, "TCP_INFO", 11)
 # Offsets in struct tcp_info (linux/tcp.h), stable since 2.6: snd_mss, rtt (µs), snd_cwnd, total_retrans.
 TCPI_SND_MSS, TCPI_RTT, TCPI_SND_CWND, TCPI_TOTAL_RETRANS = 16, 68, 80, 100
 TCPI_LEN = 104
+
+
+class Timers:
+    """Actions due at CLOCK_MONOTONIC instants; equal instants run in the order they were set."""
+
+    def __init__(self) -> None:
+        self.heap: list = []
+        self.order = itertools.count()
+
+    def at(self, due_ns: int, action) -> None:
+        heapq.heappush(self.heap, (due_ns, next(self.order), action))
+
+    def next_due(self) -> int | None:
+        return self.heap[0][0] if self.heap else None
+
+    def run_due(self, now_ns: int) -> None:
+        """Runs every action due by ``now_ns``, each with its own due time (so a periodic action
+        can set its next one from it, not from the late wake-up)."""
+        while self.heap and self.heap[0][0] <= now_ns:
+            due, _, action = heapq.heappop(self.heap)
+            action(due)
 
 
 class Bins:
@@ -113,7 +135,7 @@ class Sender:
         self.retransmits: int | None = None
         self.error: str | None = None
 
-    def start(self, due_ns: int, timers: list) -> None:
+    def start(self, due_ns: int, timers: Timers) -> None:
         f = self.flow
         if f["kind"] == "tcp":
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -132,7 +154,8 @@ class Sender:
             self.sock.setblocking(False)
             self.payload = bytes(f["packet_size"] - 28)  # IPv4 + UDP headers
             self.interval_ns = int(f["packet_size"] * 8 / f["rate_bps"] * 1e9)
-            heapq.heappush(timers, (due_ns, id(self), self.send_datagram))
+            self.timers = timers
+            timers.at(due_ns, self.send_datagram)
 
     def write_stream(self) -> None:
         size = self.flow.get("size")
@@ -150,13 +173,15 @@ class Sender:
             self.sel.unregister(self.sock)
             self.sock.shutdown(socket.SHUT_WR)
 
-    def send_datagram(self, due_ns: int, timers: list) -> None:
+    def send_datagram(self, due_ns: int) -> None:
+        if self.sock.fileno() < 0:
+            return  # stopped: no more datagrams
         try:
             self.sent += self.sock.sendto(self.payload, (self.peer, self.flow["port"]))
         except (BlockingIOError, ConnectionRefusedError):
             pass  # a full socket buffer drops the datagram, as a UDP application's would be
         # From the due time, not the (later) wake-up: lateness must not accumulate into a lower rate.
-        heapq.heappush(timers, (due_ns + self.interval_ns, id(self), self.send_datagram))
+        self.timers.at(due_ns + self.interval_ns, self.send_datagram)
 
     def tcp_info(self) -> tuple[float, float, int] | None:
         """(cwnd in segments, smoothed RTT in s, retransmissions so far) from TCP_INFO, while the
@@ -205,20 +230,18 @@ def main(plan_path: str) -> None:
     for r in receivers:
         r.bins = Bins(epoch, plan["bin_s"], n_bins)
     end = epoch + int(plan["duration_s"] * 1e9)
-    timers: list = []
+    timers = Timers()
     for s in senders:
-        heapq.heappush(timers, (epoch + int(s.flow["start_s"] * 1e9), id(s), lambda now, t, s=s: s.start(now, t)))
-        heapq.heappush(timers, (epoch + int(s.flow["stop_s"] * 1e9), id(s) + 1, lambda now, t, s=s: s.stop()))
+        timers.at(epoch + int(s.flow["start_s"] * 1e9), lambda due, s=s: s.start(due, timers))
+        timers.at(epoch + int(s.flow["stop_s"] * 1e9), lambda due, s=s: s.stop())
     next_sample = epoch + bin_ns
     while (now := time.monotonic_ns()) < end:
-        while timers and timers[0][0] <= now:
-            due, _, action = heapq.heappop(timers)
-            action(due, timers)
+        timers.run_due(now)
         while next_sample <= now and next_sample <= end:
             for s in senders:
                 s.sample()
             next_sample += bin_ns
-        wake = min([end, next_sample] + ([timers[0][0]] if timers else []))
+        wake = min(x for x in (end, next_sample, timers.next_due()) if x is not None)
         for key, _ in sel.select(timeout=max(0.0, (wake - time.monotonic_ns()) / 1e9)):
             key.data()
     while next_sample <= end:  # the bins that end at the very end of the run

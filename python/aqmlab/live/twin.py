@@ -1,0 +1,35 @@
+"""The simulation to set beside a live run: the same scenario with each TCP group modelled as the
+Linux TCP that the live run actually used.
+
+A live run plays TCP with the kernel's stack whatever the scenario's aqmlab TCP keys say (only
+`congestion_control`, `ecn` and `mss` reach the kernel; `variant` is accepted but Linux recovers
+with SACK either way). Simulating the scenario as written would compare the kernel with aqmlab's
+default TCP (NewReno without SACK). The twin gives each TCP group `profile = "linux"`
+(docs/tcp-profiles.md), drops `variant` so the profile's SACK applies, and pins
+`congestion_control` to the one the live run used (without a profile the default is Reno, which
+the Linux profile would otherwise turn into CUBIC).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from typing import Any
+
+from ..api import load_scenario, validate
+
+
+def simulated_twin(scenario, *, seed: int | None = None) -> dict[str, Any]:
+    """``scenario`` as a dict whose TCP groups model the kernel's TCP of a live run."""
+    text, fmt = load_scenario(scenario, seed=seed)
+    raw = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    echo = validate(raw)
+    twin = copy.deepcopy(raw)
+    for group, used in zip(twin.get("flows", []), echo.get("flows", [])):
+        if group.get("kind") != "tcp":
+            continue
+        group["profile"] = "linux"
+        group.pop("variant", None)
+        group["congestion_control"] = used["congestion_control"]
+    return twin
