@@ -250,3 +250,21 @@ def test_the_simulated_twin_models_the_tcp_the_live_run_used() -> None:
     tcp = [(g["profile"], g["variant"], g["congestion_control"], g["sack"]) for g in echo["flows"][:2]]
     assert tcp == [("linux", "sack", "reno", True), ("linux", "sack", "cubic", True)]
     assert "profile" not in echo["flows"][2] and echo["run"]["seed"] == 5
+
+
+@needs_live
+def test_namespaces_left_by_a_killed_run_are_removed_and_live_ones_kept() -> None:
+    from aqmlab.live.netns import remove_stale_namespaces
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    stale, alive = f"aqmlab-s-{dead.pid}x0", f"aqmlab-r-{os.getpid()}x999"
+    for ns in (stale, alive):
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        assert stale in remove_stale_namespaces()
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        assert stale not in listed and alive in listed
+    finally:
+        for ns in (stale, alive):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)

@@ -10,6 +10,7 @@ namespaces are removed on exit, whatever happened.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -63,6 +64,33 @@ def _sysctl(ns: str, key: str, value: str) -> None:
     _ip("netns", "exec", ns, "sh", "-c", f"echo {value} > /proc/sys/{key.replace('.', '/')}")
 
 
+STALE_NAME = re.compile(r"^aqmlab-[sr]-(\d+)x\d+$")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_namespaces() -> list[str]:
+    """Deletes the namespaces of live runs whose process is gone (killed before its cleanup ran);
+    returns their names. A running run's namespaces are left alone."""
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    stale = []
+    for line in listed.splitlines():
+        name = line.split()[0] if line.split() else ""
+        match = STALE_NAME.match(name)
+        if match and not _pid_alive(int(match.group(1))):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+            stale.append(name)
+    return stale
+
+
 @dataclass
 class NamespacePair:
     """Names of a run's namespaces and devices (unique per process and run)."""
@@ -74,6 +102,7 @@ class NamespacePair:
 
     @classmethod
     def for_run(cls, serial: int) -> "NamespacePair":
+        remove_stale_namespaces()
         tag = f"{os.getpid()}x{serial}"
         # Device names are limited to 15 characters.
         return cls(f"aqmlab-s-{tag}", f"aqmlab-r-{tag}", f"aqs{tag}"[:15], f"aqr{tag}"[:15])
