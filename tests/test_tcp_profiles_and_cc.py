@@ -27,9 +27,11 @@ def resolved_flow(flow: dict) -> dict:
 @pytest.mark.parametrize(("profile", "expected"), [
     ("ns3", {"variant": "sack", "congestion_control": "cubic-ns3", "recovery": "prr", "limited_transmit": True,
              "mss": "536B", "initial_window": 10, "min_rto": "1s", "timestamps": True,
-             "delayed_ack": {"count": 2, "timeout": "200ms"}, "keep_sack_after_timeout": True}),
+             "delayed_ack": {"count": 2, "timeout": "200ms"}, "keep_sack_after_timeout": True,
+             "count_acked_segments": False}),
     ("linux", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "min_rto": "200ms",
-               "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"}}),
+               "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"},
+               "count_acked_segments": True}),
     ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",
              "initial_window": 2, "initial_rto": "3s", "timer_granularity": "10ms", "timestamps": False,
              "delayed_ack": {"count": 1, "timeout": "100ms"}}),
@@ -128,3 +130,17 @@ def test_ack_bytes_sets_the_pure_ack_size_apart_from_the_data_header() -> None:
     sc["flows"][0]["ack_bytes"] = "2000B"
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.ack_bytes: must be at most 1000B"):
         aqmlab.run(sc)
+
+
+def test_counting_delivered_segments_doubles_growth_behind_delayed_acks() -> None:
+    """`count_acked_segments` (Linux's growth): one long-lived flow with delayed ACKs on a lossless,
+    unbuffered-enough path leaves slow start in about half the round trips, so it has sent more
+    by a fixed time. 200 ms of a 100 Mb/s, 50 ms-RTT path: per-ACK growth doubles the window
+    every ~1.6 RTTs with delayed ACKs (×1.5 per RTT), per-segment every RTT."""
+    def sent_by(count: bool) -> float:
+        res = aqmlab.run({"run": {"duration": "0.4s", "seed": 1},
+                          "topology": {"bottleneck": {"rate": "100Mbps", "delay": "25ms"}},
+                          "queue": {"kind": "droptail", "limit": 10000},
+                          "flows": [{"kind": "tcp", "delayed_ack": True, "count_acked_segments": count}]})
+        return float(res.flows.loc[0, "goodput_bps"])
+    assert sent_by(True) > 1.5 * sent_by(False)

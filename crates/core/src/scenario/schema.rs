@@ -281,6 +281,10 @@ pub struct FlowParams {
     /// RFC 3042 limited transmit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// Window growth counts acknowledged segments, not ACKs (Linux's slow start and congestion
+    /// avoidance; default false, true with `profile = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count_acked_segments: Option<bool>,
     /// `none`, `rfc6582` or `ns2`: when duplicate ACKs may start another fast retransmit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast_retransmit_guard: Option<FastRetransmitGuard>,

@@ -394,7 +394,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 }
 
 const TCP_KEYS: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ssthresh_from_pipe", "size",
     "size_dist", "repeat",
@@ -402,7 +402,7 @@ const TCP_KEYS: &[&str] = &[
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -447,6 +447,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let congestion_control = *f.congestion_control.get_or_insert(d.congestion_control);
     let recovery = *f.recovery.get_or_insert(d.recovery);
     let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
+    let count_acked_segments = *f.count_acked_segments.get_or_insert(d.count_acked_segments);
     let guard = *f.fast_retransmit_guard.get_or_insert(d.fast_retransmit_guard.unwrap_or(FastRetransmitGuard::for_variant(variant)));
     let rtt_hint = *f.rtt_hint.get_or_insert(d.rtt_hint);
     if recovery == Recovery::Prr && variant == TcpVariant::Tahoe {
@@ -563,6 +564,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         congestion_control,
         recovery,
         limited_transmit,
+        count_acked_segments,
         fast_retransmit_guard: Some(guard),
         rtt_hint,
         mss: mss as u32,

@@ -129,6 +129,8 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// ECN-capable (RFC 3168): data is sent ECT, CE marks are echoed and halve the window.
     pub ecn: bool,
+    /// Window growth counts acknowledged segments, not ACKs (Linux; docs/tcp.md).
+    pub count_acked_segments: bool,
     /// With `ecn`: new data is sent ECT(1), the L4S identifier (RFC 9331 §4.1), instead of
     /// ECT(0). Only the codepoint changes; the reaction to echoes is the congestion control's
     /// (DCTCP's α/2 cut is the scalable response L4S expects, RFC 9331 §4.3).
@@ -186,6 +188,7 @@ impl Default for TcpConfig {
             sack: false,
             timestamps: false,
             ecn: false,
+            count_acked_segments: false,
             ecn_l4s: false,
             restart_after_idle: false,
             keep_sack_after_timeout: false,

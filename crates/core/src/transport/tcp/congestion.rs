@@ -89,13 +89,32 @@ impl CcState {
         }
     }
 
-    /// Window growth on an ACK of `acked` new segments outside loss recovery.
-    pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time, srtt: Option<Dur>) {
+    /// Window growth on an ACK of `acked` new segments outside loss recovery. With
+    /// `per_segment` (`count_acked_segments`) growth counts acknowledged segments as Linux does
+    /// (`tcp_slow_start`: +1 per segment up to ssthresh, the rest to congestion avoidance;
+    /// `tcp_cong_avoid_ai` and CUBIC's `cnt`: +acked/cwnd); otherwise it counts ACKs (RFC 5681).
+    pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time, srtt: Option<Dur>, per_segment: bool) {
+        if let CcState::CubicNs3(c) = self {
+            return c.grow(cwnd, ssthresh, acked, now); // its own slow start too
+        }
+        let mut acked = acked;
+        if *cwnd < ssthresh {
+            if !per_segment {
+                *cwnd += 1.0; // RFC 5681 §3.1 (RFC 9438 §4.10 keeps standard slow start)
+                return;
+            }
+            let used = f64::from(acked).min(ssthresh - *cwnd);
+            *cwnd += used;
+            acked = (f64::from(acked) - used).floor() as u32;
+            if acked == 0 {
+                return;
+            }
+        }
+        let counted = if per_segment { acked } else { 1 };
         match self {
-            CcState::CubicNs3(c) => c.grow(cwnd, ssthresh, acked, now), // its own slow start too
-            _ if *cwnd < ssthresh => *cwnd += 1.0, // RFC 5681 §3.1 (RFC 9438 §4.10 keeps standard slow start)
-            CcState::Reno | CcState::Dctcp(_) => *cwnd += 1.0 / *cwnd,
-            CcState::Cubic(c) => c.grow(cwnd, acked, now, srtt),
+            CcState::Reno | CcState::Dctcp(_) => *cwnd += f64::from(counted) / *cwnd,
+            CcState::Cubic(c) => c.grow(cwnd, acked, counted, now, srtt),
+            CcState::CubicNs3(_) => unreachable!("handled above"),
         }
     }
 
@@ -168,8 +187,9 @@ impl Cubic {
         window * CUBIC_BETA
     }
 
-    /// RFC 9438 §4.2–4.5: one ACK in congestion avoidance.
-    fn grow(&mut self, cwnd: &mut f64, acked: u32, now: Time, srtt: Option<Dur>) {
+    /// RFC 9438 §4.2–4.5: one ACK of `acked` segments in congestion avoidance; the step towards
+    /// the target is taken `counted` times (1 per ACK as the RFC words it, `acked` as Linux counts).
+    fn grow(&mut self, cwnd: &mut f64, acked: u32, counted: u32, now: Time, srtt: Option<Dur>) {
         if self.epoch_start == Time::NEVER {
             // A new epoch (§4.2): K from where the window starts; no W_max yet means grow from here.
             self.epoch_start = now;
@@ -187,7 +207,7 @@ impl Cubic {
             *cwnd = self.w_est; // Reno-friendly region
         } else {
             let target = w_cubic(t + rtt).clamp(*cwnd, 1.5 * *cwnd); // §4.4
-            *cwnd += (target - *cwnd) / *cwnd;
+            *cwnd += f64::from(counted) * (target - *cwnd) / *cwnd;
         }
     }
 }
@@ -195,6 +215,22 @@ impl Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counting_acked_segments_grows_by_what_a_delayed_ack_covers() {
+        // One delayed ACK of two segments: RFC 5681 counts the ACK, Linux the segments.
+        let grow = |cwnd: f64, ssthresh: f64, acked: u32, per_segment: bool| {
+            let (mut cc, mut w) = (CcState::new(CongestionControl::Reno), cwnd);
+            cc.grow(&mut w, ssthresh, acked, Time(0), None, per_segment);
+            w
+        };
+        assert_eq!(grow(10.0, 100.0, 2, false), 11.0, "slow start, one per ACK");
+        assert_eq!(grow(10.0, 100.0, 2, true), 12.0, "slow start, one per segment");
+        assert_eq!(grow(10.0, 5.0, 2, false), 10.1, "avoidance, 1/cwnd per ACK");
+        assert_eq!(grow(10.0, 5.0, 2, true), 10.2, "avoidance, acked/cwnd");
+        // Slow start stops at ssthresh and the rest of the ACK is avoidance (tcp_slow_start).
+        assert_eq!(grow(10.0, 11.0, 3, true), 11.0 + 2.0 / 11.0);
+    }
 
     #[test]
     fn cubic_cuts_to_beta_and_regains_w_max_after_k_seconds() {
@@ -206,12 +242,12 @@ mod tests {
         let srtt = Some(Dur::from_millis(10));
         let mut t = 0;
         while t < 4_000 {
-            cc.grow(&mut cwnd, ssthresh, 1, Time(t * 1_000_000), srtt);
+            cc.grow(&mut cwnd, ssthresh, 1, Time(t * 1_000_000), srtt, false);
             t += 1;
         }
         assert!(cwnd < 100.0 && cwnd > 95.0, "concave approach below W_max: {cwnd}");
         while t < 6_000 {
-            cc.grow(&mut cwnd, ssthresh, 1, Time(t * 1_000_000), srtt);
+            cc.grow(&mut cwnd, ssthresh, 1, Time(t * 1_000_000), srtt, false);
             t += 1;
         }
         assert!(cwnd > 100.0, "convex probing beyond W_max: {cwnd}");
@@ -224,7 +260,7 @@ mod tests {
         // One ACK at `ms`: (W_est's increment, the cwnd it was divided by).
         let step = |c: &mut Cubic, cwnd: &mut f64, ms: u64| {
             let (before, cw) = (c.w_est, *cwnd);
-            c.grow(cwnd, 1, Time(ms * 1_000_000), Some(Dur::from_millis(10)));
+            c.grow(cwnd, 1, 1, Time(ms * 1_000_000), Some(Dur::from_millis(10)));
             (c.w_est - before, cw)
         };
         step(&mut c, &mut cwnd, 0); // epoch starts: W_est = 70

@@ -73,6 +73,7 @@ impl TcpProfile {
                 dupack_threshold: 3,              // net.ipv4.tcp_reordering
                 timestamps: true,                 // net.ipv4.tcp_timestamps = 1
                 keep_sack_after_timeout: true,    // tcp_enter_loss keeps SACKed data unless reneged
+                count_acked_segments: true,       // tcp_slow_start, tcp_cong_avoid_ai: per acked segment
                 ..base
             },
             TcpProfile::Ns2 => TcpConfig {

@@ -423,7 +423,15 @@ impl TcpSender {
             restart_timer = self.recovery_ack(cfg, now, acked, delivered, out);
         } else if !ece {
             let srtt = self.rtt.srtt();
-            self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt);
+            // Counting segments, Linux counts those newly delivered by this ACK (`acked_sacked`,
+            // tp->delivered's growth): SACKed segments counted when SACKed, not again when a
+            // cumulative ACK covers them.
+            let grown_by = if cfg.count_acked_segments {
+                (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(0) as u32
+            } else {
+                growth_acked
+            };
+            self.cc.grow(&mut self.cwnd, self.ssthresh, grown_by, now, srtt, cfg.count_acked_segments);
         }
         self.timer_after_new_ack(cfg, now, restart_timer);
         if enter_recovery {

@@ -75,7 +75,7 @@ impl TcpSender {
             self.leave_recovery();
         } else {
             let srtt = self.rtt.srtt();
-            self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt);
+            self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt, cfg.count_acked_segments);
         }
         self.timer_after_new_ack(cfg, now, restart_timer);
         self.ns3_send_pending(cfg, now, out);
