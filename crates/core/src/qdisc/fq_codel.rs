@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use super::codel::{codel_config, default_interval, default_target};
 use super::codel_core::{CodelConfig, CodelState, CodelVariant};
 use super::fifo::Fifo;
-use super::fq_scheduler::FlowScheduler;
-use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
+use super::fq_scheduler::{self, FlowScheduler};
+use super::{DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::packet::{FlowId, Packet};
@@ -136,6 +136,12 @@ struct FlowQueue {
     codel: CodelState,
 }
 
+impl AsMut<Fifo> for FlowQueue {
+    fn as_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
+    }
+}
+
 /// FQ-CoDel.
 pub struct FqCodel {
     cfg: CodelConfig,
@@ -170,26 +176,11 @@ impl FqCodel {
         self.scheduler.active_queues()
     }
 
-    /// `fq_codel_drop`: sheds packets from the head of the queue holding the most bytes.
+    /// Sheds from the fattest queue on overflow (`fq_scheduler::drop_from_fattest`).
     fn drop_from_fattest(&mut self, drops: &mut DropBuf) {
-        let Some(fattest) = (0..self.queues.len()).max_by_key(|&i| (self.queues[i].fifo.bytes(), std::cmp::Reverse(i)))
-        else {
-            return;
-        };
-        let q = &mut self.queues[fattest];
-        let threshold = q.fifo.bytes() / 2;
-        let (mut shed, mut count) = (0u64, 0u32);
-        while let Some(p) = q.fifo.pop() {
-            shed += u64::from(p.size);
-            count += 1;
-            self.len -= 1;
-            self.bytes -= u64::from(p.size);
-            self.stats.count_drop(DropKind::Overflow);
-            drops.push((p, DropKind::Overflow));
-            if count >= self.drop_batch || shed >= threshold {
-                break;
-            }
-        }
+        let (packets, bytes) = fq_scheduler::drop_from_fattest(&mut self.queues, self.drop_batch, &mut self.stats, drops);
+        self.len -= packets;
+        self.bytes -= bytes;
     }
 }
 
@@ -249,6 +240,7 @@ impl Qdisc for FqCodel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::DropKind;
     use crate::engine::{stream, Dur, StreamId};
     use crate::packet::PacketKind;
 

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fifo::Fifo;
 use super::fq_codel::flow_hash;
-use super::fq_scheduler::FlowScheduler;
+use super::fq_scheduler::{self, FlowScheduler};
 use super::pie::{DelayEstimator, PieVariant};
 use super::pie_core::{PieLaw, PieState};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
@@ -280,6 +280,12 @@ struct FlowQueue {
     created: bool,
 }
 
+impl AsMut<Fifo> for FlowQueue {
+    fn as_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
+    }
+}
+
 /// FQ-PIE.
 pub struct FqPie {
     law: PieLaw,
@@ -313,28 +319,11 @@ impl FqPie {
         self.scheduler.active_queues()
     }
 
-    /// `FqPieDrop`: sheds packets from the head of the queue holding the most bytes (ties: the
-    /// lowest index; ns-3 takes the first-created queue).
+    /// Sheds from the fattest queue on overflow (`fq_scheduler::drop_from_fattest`).
     fn drop_from_fattest(&mut self, drops: &mut DropBuf) {
-        let Some(fattest) = (0..self.queues.len()).max_by_key(|&i| (self.queues[i].fifo.bytes(), std::cmp::Reverse(i)))
-        else {
-            return;
-        };
-        let q = &mut self.queues[fattest];
-        let threshold = q.fifo.bytes() / 2;
-        let (mut shed, mut count) = (0u64, 0u32);
-        // ns-3 takes them from the child's internal queue: its PIE sees no dequeue.
-        while let Some(p) = q.fifo.pop() {
-            shed += u64::from(p.size);
-            count += 1;
-            self.len -= 1;
-            self.bytes -= u64::from(p.size);
-            self.stats.count_drop(DropKind::Overflow);
-            drops.push((p, DropKind::Overflow));
-            if count >= self.drop_batch || shed >= threshold {
-                break;
-            }
-        }
+        let (packets, bytes) = fq_scheduler::drop_from_fattest(&mut self.queues, self.drop_batch, &mut self.stats, drops);
+        self.len -= packets;
+        self.bytes -= bytes;
     }
 }
 

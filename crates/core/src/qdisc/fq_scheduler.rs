@@ -32,7 +32,38 @@
 
 use std::collections::VecDeque;
 
+use super::fifo::Fifo;
+use super::{DropBuf, DropKind, QdiscStats};
 use crate::packet::Packet;
+
+/// RFC 8290 §4.1's overflow drop (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop` and `FqPieDrop`):
+/// sheds packets from the head of the queue holding the most bytes (ties: the lowest index; ns-3
+/// takes the first-created queue) until half its bytes or `batch` packets have gone, each counted
+/// as an overflow drop and pushed to `drops`. Returns the packets and bytes shed, for the
+/// discipline's totals. The packets leave the queue's FIFO directly, so its AQM sees no dequeue.
+pub(crate) fn drop_from_fattest<Q: AsMut<Fifo>>(
+    queues: &mut [Q],
+    batch: u32,
+    stats: &mut QdiscStats,
+    drops: &mut DropBuf,
+) -> (usize, u64) {
+    let Some(fattest) = (0..queues.len()).max_by_key(|&i| (queues[i].as_mut().bytes(), std::cmp::Reverse(i))) else {
+        return (0, 0);
+    };
+    let fifo = queues[fattest].as_mut();
+    let threshold = fifo.bytes() / 2;
+    let (mut shed, mut count) = (0u64, 0u32);
+    while let Some(p) = fifo.pop() {
+        shed += u64::from(p.size);
+        count += 1;
+        stats.count_drop(DropKind::Overflow);
+        drops.push((p, DropKind::Overflow));
+        if count >= batch || shed >= threshold {
+            break;
+        }
+    }
+    (count as usize, shed)
+}
 
 /// Which list a flow queue is in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -405,6 +405,9 @@ impl TcpSender {
             && self.may_start_recovery(cfg) // RFC 6675 §5.1 / RFC 6582 §4.1
             && (self.dupacks >= cfg.dupack_threshold
                 || self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold)));
+        // Segments this ACK newly delivers, cumulatively or by SACK (RFC 6937's DeliveredData with
+        // SACK; Linux's `acked_sacked`): a SACKed segment counts when SACKed, not again when covered.
+        let newly_delivered = (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(0) as u32;
         let mut restart_timer = true;
         if enter_recovery {
             // No growth: this ACK starts a loss recovery (step 4 below).
@@ -416,27 +419,19 @@ impl TcpSender {
             self.stats.ecn_reductions += 1;
         } else if self.in_recovery {
             let delivered = if cfg.variant == TcpVariant::Sack {
-                (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(0) as u32
+                newly_delivered
             } else {
                 acked.saturating_sub(dupacks_before) // RFC 6937 §3: less the duplicates already counted
             };
             restart_timer = self.recovery_ack(cfg, now, acked, delivered, out);
         } else if !ece {
             let srtt = self.rtt.srtt();
-            // Counting segments, Linux counts those newly delivered by this ACK (`acked_sacked`,
-            // tp->delivered's growth): SACKed segments counted when SACKed, not again when a
-            // cumulative ACK covers them.
-            let grown_by = if cfg.count_acked_segments {
-                (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(0) as u32
-            } else {
-                growth_acked
-            };
+            let grown_by = if cfg.count_acked_segments { newly_delivered } else { growth_acked };
             self.cc.grow(&mut self.cwnd, self.ssthresh, grown_by, now, srtt, cfg.count_acked_segments);
         }
         self.timer_after_new_ack(cfg, now, restart_timer);
         if enter_recovery {
-            let delivered = (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(1) as u32;
-            self.enter_recovery(cfg, now, delivered, out);
+            self.enter_recovery(cfg, now, newly_delivered.max(1), out);
         } else if self.in_recovery && cfg.variant == TcpVariant::Sack {
             if cfg.recovery == Recovery::Classic {
                 self.sack_transmit(cfg, now, out);
