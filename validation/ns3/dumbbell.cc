@@ -153,6 +153,13 @@ TraceLine(uint32_t id, const char* what, double value)
     }
 }
 
+// --traceQueue: every bottleneck qdisc arrival on stderr as "<time> q <packets before> <enq|drop
+// reason>", for comparing a queue's admission history with aqmlab's.
+bool g_traceQueue = false;
+
+void
+OnQdiscEnqueue(Ptr<const QueueDiscItem> /*item*/);
+
 // bottleneck measurement
 Ptr<QueueDisc> g_qdisc;
 Ptr<Queue<Packet>> g_devQueue;
@@ -208,6 +215,18 @@ void
 OnQdiscPackets(uint32_t /*oldV*/, uint32_t newV)
 {
     g_twPkts.Update(Simulator::Now().GetSeconds(), newV);
+}
+
+void
+OnQdiscEnqueue(Ptr<const QueueDiscItem> /*item*/)
+{
+    std::cerr << Simulator::Now().GetSeconds() << " q " << g_qdisc->GetNPackets() - 1 << " enq\n";
+}
+
+void
+OnQdiscDropBeforeEnqueue(Ptr<const QueueDiscItem> /*item*/, const char* reason)
+{
+    std::cerr << Simulator::Now().GetSeconds() << " q " << g_qdisc->GetNPackets() << " drop " << reason << "\n";
 }
 
 void
@@ -498,6 +517,7 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nFlows", "number of TCP flows", nFlows);
+    cmd.AddValue("traceQueue", "print every bottleneck qdisc arrival (queue length, enqueue or drop reason) on stderr", g_traceQueue);
     cmd.AddValue("traceFlow", "print this flow's cwnd/ssthresh/state/RTO changes on stderr (-1: none)", g_traceFlow);
     cmd.AddValue("bottleneckRate", "bottleneck rate (ns-3 DataRate string)", bottleneckRate);
     cmd.AddValue("bottleneckDelay", "bottleneck one-way propagation delay [ms]", bottleneckDelayMs);
@@ -858,6 +878,11 @@ main(int argc, char* argv[])
 
     // ------------------------------------------------------------ measurement
     g_qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQdiscPackets));
+    if (g_traceQueue)
+    {
+        g_qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnQdiscEnqueue));
+        g_qdisc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnQdiscDropBeforeEnqueue));
+    }
     g_qdisc->TraceConnectWithoutContext("BytesInQueue", MakeCallback(&OnQdiscBytes));
     g_bnDev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnBnPhyTxEnd));
     revDev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnRevPhyTxEnd));
