@@ -90,6 +90,9 @@ class MatchedScenario:
     # "ns3": aqmlab's `profile = "ns3"` against ns-3 at every one of its own TCP
     # defaults (docs/tcp-profiles.md); the TCP fields above are then ignored on both sides.
     profile: str | None = None
+    # With profile "ns3": 1448-byte segments and 6 MiB socket buffers on both sides (Linux-sized
+    # windows) instead of ns-3's 536 bytes and 128 KiB, everything else at ns-3's defaults.
+    large_windows: bool = False
 
     def __post_init__(self) -> None:
         if self.recovery not in ("classic", "prr"):
@@ -98,6 +101,8 @@ class MatchedScenario:
             raise ValueError(f"profile: only \"ns3\" has an ns-3 counterpart, got {self.profile!r}")
         if self.reno and self.sack:
             raise ValueError("reno: Reno fast recovery is the no-SACK variant; set sack=False")
+        if self.large_windows and self.profile != "ns3":
+            raise ValueError("large_windows: changes ns-3's default segment and buffer sizes; needs profile=\"ns3\"")
         if self.ns3_reno_sack and (self.sack or self.reno or self.profile):
             raise ValueError("ns3_reno_sack: ns-3's recovery without SACK; needs sack=False, reno=False, no profile")
         if len(self.access_delays_ms) not in (1, self.n_tcp):
@@ -138,6 +143,8 @@ class MatchedScenario:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
             # of ns-3's headers (timestamps on), so it is stated.
             tcp = {"kind": "tcp", "profile": self.profile, "header_bytes": f"{DATA_HEADER}B"}
+            if self.large_windows:
+                tcp.update({"mss": f"{LARGE_WINDOW_MSS}B", "max_window": f"{LARGE_WINDOW_BUFFER}B"})
         else:
             variant = "sack" if self.sack else ("reno" if self.reno else "newreno")
             tcp = {"kind": "tcp", "variant": variant, "mss": f"{self.mss}B", "header_bytes": f"{DATA_HEADER}B",
@@ -186,7 +193,10 @@ class MatchedScenario:
             f"--queue={self.queue}", f"--queueLimit={self.queue_limit}", "--devQueue=1",
         ]
         if self.profile == "ns3":
-            args += NS3_DEFAULT_TCP_ARGS
+            large = {"--mss": LARGE_WINDOW_MSS, "--sndBuf": LARGE_WINDOW_BUFFER, "--rcvBuf": LARGE_WINDOW_BUFFER}
+            for arg in NS3_DEFAULT_TCP_ARGS:
+                key = arg.split("=")[0]
+                args.append(f"{key}={large[key]}" if self.large_windows and key in large else arg)
         else:
             args += [
                 "--tcp=NewReno", f"--recovery={self.recovery}", f"--mss={self.mss}",
@@ -219,6 +229,11 @@ NS3_DEFAULT_TCP_ARGS = [
     "--sack=true", "--timestamps=true", "--windowScaling=true", "--limitedTransmit=true", "--dupAckThresh=3",
     "--sndBuf=131072", "--rcvBuf=131072",
 ]
+
+
+# `large_windows`: a full-sized segment and Linux's largest default buffer (tcp_rmem's 6 MiB).
+LARGE_WINDOW_MSS = 1448
+LARGE_WINDOW_BUFFER = 6291456
 
 
 def unequal_rtt(n: int) -> tuple[float, ...]:
@@ -332,7 +347,11 @@ GRID = {s.name: s for s in (grid_scenario(i, lv) for i, lv in enumerate(grid_lev
 # ns-3 with all its own TCP defaults (TcpCubic, PRR, limited transmit, MSS 536, 128 KiB buffers;
 # docs/tcp-profiles.md), on the RED dumbbell. It runs only once aqmlab knows the key.
 PROFILE_SCENARIOS = {
-    s.name: s for s in [MatchedScenario("red_10flows_ns3_profile", "red", profile="ns3")]
+    s.name: s for s in [
+        MatchedScenario("red_10flows_ns3_profile", "red", profile="ns3"),
+        # Where aqmlab's `cubic-ns3` used to run away (drop rates of 40 %; docs/validation.md).
+        MatchedScenario("red_10flows_ns3_profile_large_windows", "red", profile="ns3", large_windows=True),
+    ]
 }
 
 

@@ -129,6 +129,12 @@ impl CcState {
         next.max(2.0)
     }
 
+    /// ns-3 CUBIC's count of acknowledged segments towards the next +1 (tests only).
+    #[cfg(test)]
+    pub(super) fn ns3_segment_count(&self) -> Option<u32> {
+        if let CcState::CubicNs3(c) = self { Some(c.cwnd_cnt) } else { None }
+    }
+
     /// A retransmission timeout, after `loss_ssthresh`: ns-3's CUBIC forgets W_max.
     pub(super) fn on_timeout(&mut self) {
         if let CcState::CubicNs3(c) = self {

@@ -33,7 +33,7 @@ const BETA_SCALE: u32 = (8.0 * (1024.0 + BETA * 1024.0) / 3.0 / (1024.0 - BETA *
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct CubicNs3 {
     /// `m_cWndCnt`: segments acknowledged since the last one-segment increase.
-    cwnd_cnt: u32,
+    pub(super) cwnd_cnt: u32,
     /// `m_lastMaxCwnd` (segments): W_max; 0 before any loss and after a timeout.
     last_max_cwnd: u32,
     /// `m_bicOriginPoint` (segments).

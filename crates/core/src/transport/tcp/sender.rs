@@ -393,7 +393,9 @@ impl TcpSender {
         // only an echo needs it, and with `ssthresh_from_pipe` it walks the scoreboard.
         let window_before = if ece { self.reduction_window(cfg, false) } else { 0.0 };
         let dupacks_before = self.dupacks;
+        let in_timeout_loss = self.timeout_recover > self.snd_una;
         let growth_acked = self.advance_una(ack.ack);
+        let leaves_timeout_loss = in_timeout_loss && self.timeout_recover == 0;
         self.cc.observe_ack(acked, ece, self.snd_una, self.snd_max);
         // RFC 6675 §5: a cumulative ACK resets DupAcks; if it also carries new SACK information
         // it is a duplicate ACK (§2) and counts one, and IsLost(HighACK + 1) starts recovery.
@@ -424,9 +426,21 @@ impl TcpSender {
                 acked.saturating_sub(dupacks_before) // RFC 6937 §3: less the duplicates already counted
             };
             restart_timer = self.recovery_ack(cfg, now, acked, delivered, out);
+            if !self.in_recovery && cfg.congestion_control == CongestionControl::CubicNs3 && !cfg.count_acked_segments {
+                // ns-3 `ProcessAck` leaving CA_RECOVERY: cwnd = ssthresh, then `IncreaseWindow` with
+                // every segment the ACK covers (ackNumber − oldHeadSequence), SACKed ones included.
+                let srtt = self.rtt.srtt();
+                self.cc.grow(&mut self.cwnd, self.ssthresh, acked, now, srtt, false);
+            }
         } else if !ece {
             let srtt = self.rtt.srtt();
-            let grown_by = if cfg.count_acked_segments { newly_delivered } else { growth_acked };
+            let grown_by = if cfg.count_acked_segments {
+                newly_delivered
+            } else if cfg.congestion_control == CongestionControl::CubicNs3 {
+                ns3_segments_acked(newly_delivered, growth_acked, sack_dupack, in_timeout_loss, leaves_timeout_loss)
+            } else {
+                growth_acked
+            };
             self.cc.grow(&mut self.cwnd, self.ssthresh, grown_by, now, srtt, cfg.count_acked_segments);
         }
         self.timer_after_new_ack(cfg, now, restart_timer);
@@ -851,6 +865,12 @@ impl TcpSender {
         self.snd_una
     }
 
+    /// ns-3 CUBIC's count towards its next segment of growth (tests only).
+    #[cfg(test)]
+    pub(super) fn ns3_segment_count(&self) -> Option<u32> {
+        self.cc.ns3_segment_count()
+    }
+
     /// Whether the sender is in fast recovery.
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
@@ -887,3 +907,23 @@ impl TcpSender {
     }
 }
 
+
+/// The segments ns-3 3.44 passes to `IncreaseWindow` for an ACK of new data outside fast recovery
+/// (`TcpSocketBase::ProcessAck`): `segsAcked` is the ACK's newly delivered data (`currentDelivered`
+/// from `TcpRateOps`, so a SACKed segment counts once, when SACKed, not again when a cumulative ACK
+/// covers it); an ACK with new SACK information moves CA_OPEN to CA_DISORDER and grows nothing
+/// (`DupAck`), except in a timeout's loss state (CA_LOSS), which grows by the delivered data; the ACK
+/// that ends CA_LOSS counts only what lies beyond the recovery point (`ackNumber − m_recover`,
+/// `acked_beyond_recovery` here). Counting the cumulative ACK instead let a flow that kept its SACK
+/// scoreboard across a timeout add a whole SACKed run (hundreds of segments) to its slow start in one
+/// ACK: the `cubic-ns3` large-window runaway of docs/validation.md.
+fn ns3_segments_acked(delivered: u32, acked_beyond_recovery: u32, sack_dupack: bool, in_timeout_loss: bool,
+                      leaves_timeout_loss: bool) -> u32 {
+    if leaves_timeout_loss {
+        acked_beyond_recovery
+    } else if sack_dupack && !in_timeout_loss {
+        0
+    } else {
+        delivered
+    }
+}

@@ -983,3 +983,53 @@ fn ns3_reno_sack_enters_recovery_with_ssthresh_from_pipe_plus_one_and_no_inflati
     assert_eq!(s.cwnd(), 5.0);
     assert_eq!(seqs(&out), [1], "the head at once, nothing else while pipe (10) exceeds cwnd");
 }
+
+#[test]
+fn cubic_ns3_grows_by_newly_delivered_segments_after_a_timeout_not_by_a_sacked_run() {
+    // 0..9 out, 0 and 5 lost, the rest SACKed; the RTO resends 0 with cwnd 1. The ACK of 5 covers
+    // 0..4 but delivers only 0 (1..4 were SACKed): ns-3 grows its slow start by 1, not by 5.
+    let c = TcpConfig {
+        initial_window: 10,
+        congestion_control: CongestionControl::CubicNs3,
+        keep_sack_after_timeout: true,
+        ..cfg(TcpVariant::Sack)
+    };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &sack_ack(0, &[(1, 5), (6, 10)]), &mut out);
+    s.on_timer(&c, ms(5000), &mut out);
+    assert_eq!((s.stats().timeouts, s.cwnd()), (1, 1.0));
+    out.clear();
+    s.on_ack(&c, ms(5100), &sack_ack(5, &[(6, 10)]), &mut out);
+    assert_eq!(s.cwnd(), 2.0, "slow start by the one segment delivered");
+    assert_eq!(seqs(&out), vec![5, 10], "the other hole, then new data: cwnd 2 against a pipe of 0");
+}
+
+#[test]
+fn cubic_ns3_does_not_grow_on_an_ack_with_new_sack_blocks() {
+    // ns-3's DupAck moves CA_OPEN to CA_DISORDER and ProcessAck then grows nothing; an ACK without
+    // new SACK information grows again.
+    let c = TcpConfig { initial_window: 10, congestion_control: CongestionControl::CubicNs3, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &sack_ack(2, &[(3, 4)]), &mut out);
+    assert_eq!(s.cwnd(), 10.0);
+    s.on_ack(&c, ms(101), &ack(4), &mut out);
+    assert_eq!(s.cwnd(), 11.0, "the hole at 2 is delivered: one segment");
+}
+
+#[test]
+fn cubic_ns3_counts_every_covered_segment_on_the_ack_that_ends_fast_recovery() {
+    // 0..9 out, 0 lost, 1..9 SACKed: recovery. The ACK of 10 ends it; ns-3 sets cwnd = ssthresh and
+    // feeds all 10 covered segments to CUBIC's count towards the next +1 (cnt is 100·cwnd this
+    // early in the epoch, so the window itself stays at ssthresh).
+    let c = TcpConfig { initial_window: 10, congestion_control: CongestionControl::CubicNs3, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &sack_ack(0, &[(1, 10)]), &mut out);
+    assert!(s.in_recovery());
+    let ssthresh = s.ssthresh();
+    s.on_ack(&c, ms(200), &ack(10), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!((s.cwnd(), s.ns3_segment_count()), (ssthresh, Some(10)));
+}
