@@ -28,7 +28,7 @@ def resolved_flow(flow: dict) -> dict:
     ("ns3", {"variant": "sack", "congestion_control": "cubic-ns3", "recovery": "prr", "limited_transmit": True,
              "mss": "536B", "initial_window": 10, "min_rto": "1s", "timestamps": True,
              "delayed_ack": {"count": 2, "timeout": "200ms"}, "keep_sack_after_timeout": True,
-             "count_acked_segments": False}),
+             "count_acked_segments": False, "ns3_sack_recovery": True}),
     ("linux", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "min_rto": "200ms",
                "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"},
                "count_acked_segments": True}),
@@ -78,6 +78,8 @@ def test_explicit_keys_win_over_the_profile() -> None:
     ({"congestion_control": "dctcp", "ecn": False}, "ecn", "needs ecn = true"),
     ({"profile": "bsd"}, "profile", "ns3"),
     ({"variant": "newreno", "keep_sack_after_timeout": True}, "keep_sack_after_timeout", "needs variant = \"sack\""),
+    ({"variant": "sack", "recovery": "classic", "ns3_sack_recovery": True}, "ns3_sack_recovery",
+     "needs variant = \"sack\" and recovery = \"prr\""),
     ({"variant": "sack", "ns3_reno_sack": True}, "ns3_reno_sack", "needs variant = \"newreno\""),
     ({"variant": "newreno", "ecn": True, "ns3_reno_sack": True}, "ns3_reno_sack", "does not model ECN"),
 ])

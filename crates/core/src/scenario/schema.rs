@@ -345,6 +345,9 @@ pub struct FlowParams {
     /// NewReno without SACK as ns-3 3.44 runs it (its emulated "Reno SACK" scoreboard).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3_reno_sack: Option<bool>,
+    /// SACK + PRR fast recovery as ns-3 3.44 runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3_sack_recovery: Option<bool>,
     /// SACK: reductions halve the RFC 6675 pipe instead of FlightSize (ns-3 3.44).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ssthresh_from_pipe: Option<bool>,

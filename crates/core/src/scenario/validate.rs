@@ -396,7 +396,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ssthresh_from_pipe", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -404,7 +404,7 @@ const TCP_KEYS: &[&str] = &[
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -550,6 +550,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "ns3_reno_sack"), "does not model ECN (ns-3's ECN reductions are not part of it); set ecn = false");
     }
     let ns3_reno_sack = *f.ns3_reno_sack.get_or_insert(d.ns3_reno_sack && variant == TcpVariant::NewReno && !ecn);
+    if f.ns3_sack_recovery == Some(true) && (variant != TcpVariant::Sack || recovery != Recovery::Prr) {
+        return err(join(path, "ns3_sack_recovery"), format!("needs variant = \"sack\" and recovery = \"prr\" (it is ns-3's PRR over its SACK scoreboard), got {} with recovery = \"{}\"", variant_name(variant), recovery_name(recovery)));
+    }
+    let ns3_sack_recovery = *f.ns3_sack_recovery.get_or_insert(d.ns3_sack_recovery && variant == TcpVariant::Sack && recovery == Recovery::Prr);
     if f.ssthresh_from_pipe == Some(true) && variant != TcpVariant::Sack {
         return err(join(path, "ssthresh_from_pipe"), format!("needs variant = \"sack\" (pipe is the SACK scoreboard's; without SACK, ns3_reno_sack halves ns-3's own pipe), got {}", variant_name(variant)));
     }
@@ -587,6 +591,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         restart_after_idle,
         keep_sack_after_timeout,
         ns3_reno_sack,
+        ns3_sack_recovery,
         ssthresh_from_pipe,
         transfer_bytes,
     })
@@ -608,6 +613,13 @@ fn transfer_plan(f: &mut FlowParams, cfg: &TcpConfig, path: &str) -> ConfigResul
         return err(join(path, "size"), format!("must be at least one segment (mss = {}B) with size_dist or repeat, got {size}B", cfg.mss));
     }
     Ok(Some(Transfers { mean_segments, dist, repeat }))
+}
+
+fn recovery_name(r: Recovery) -> &'static str {
+    match r {
+        Recovery::Classic => "classic",
+        Recovery::Prr => "prr",
+    }
 }
 
 fn variant_name(v: TcpVariant) -> &'static str {

@@ -146,6 +146,12 @@ pub struct TcpConfig {
     /// "Reno SACK" scoreboard (`reno_sack.rs`), recovery entered on `IsLost(head)` too, the head
     /// resent on every partial ACK, flags kept until a timeout. Off: RFC 6582 NewReno.
     pub ns3_reno_sack: bool,
+    /// SACK fast recovery with PRR as ns-3 3.44's `TcpSocketBase` and `TcpPrrRecovery` run it: a
+    /// duplicate ACK counts one segment delivered on top of what its SACK blocks deliver, the bound
+    /// below ssthresh is PRR-CRB plus one segment on an ACK of retransmitted data, every partial
+    /// ACK whose new head was not retransmitted resends a segment regardless of the window, and
+    /// only the first partial ACK restarts the timer. Off: RFC 6937 PRR-SSRB over RFC 6675.
+    pub ns3_sack_recovery: bool,
     /// SACK senders with Reno growth: a window reduction (fast retransmit, timeout, ECN echo)
     /// halves the RFC 6675 pipe, the data neither SACKed nor lost plus retransmissions, with the
     /// head counted lost at a fast retransmit, as ns-3 3.44's `TcpSocketBase` does
@@ -192,6 +198,7 @@ impl Default for TcpConfig {
             ecn_l4s: false,
             restart_after_idle: false,
             keep_sack_after_timeout: false,
+            ns3_sack_recovery: false,
             ns3_reno_sack: false,
             ssthresh_from_pipe: false,
             transfer_bytes: None,

@@ -52,6 +52,7 @@ impl TcpProfile {
                 timestamps: true,                 // TcpSocketBase::Timestamp
                 keep_sack_after_timeout: true,    // ReTxTimeout: SetSentListLost(resetSack = !sack)
                 ns3_reno_sack: true,              // Sack = false: TcpTxBuffer's Reno SACK emulation
+                ns3_sack_recovery: true,          // TcpPrrRecovery::DoRecovery, ProcessAck's partial ACKs
                 ssthresh_from_pipe: true,         // GetSsThresh(BytesInFlight()) (TcpCubic uses cwnd)
                 ..base
             },

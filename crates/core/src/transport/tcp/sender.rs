@@ -48,6 +48,9 @@
 //!   (`sender/ns3_nosack.rs`), so results can be matched with ns-3's.
 
 mod ns3_nosack;
+mod ns3_sack;
+
+use std::collections::BTreeSet;
 
 use super::rtt::RttEstimator;
 use super::congestion::CcState;
@@ -137,6 +140,8 @@ pub struct TcpSender {
     scoreboard: Option<Box<Scoreboard>>,
     /// `ns3_reno_sack`: ns-3's emulated scoreboard of the segments outstanding.
     reno_board: Option<Box<RenoSackBoard>>,
+    /// `ns3_sack_recovery`: the outstanding segments that were resent (ns-3's `m_retrans` flags).
+    ns3_rexmits: Option<Box<BTreeSet<u32>>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
     data_end: u32,
     /// Payload of segment `data_end − 1` when a `begin_transfer_bytes` transfer ends short; 0 = as
@@ -181,6 +186,7 @@ impl TcpSender {
             vegas: (cfg.rtt_hint == RttHintSource::SenderVegas).then(Box::default),
             scoreboard: None,
             reno_board: cfg.ns3_reno_sack.then(|| Box::new(RenoSackBoard::new(0))),
+            ns3_rexmits: cfg.ns3_sack_recovery.then(Box::default),
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
             app_limit: u32::MAX,
@@ -370,6 +376,7 @@ impl TcpSender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.dupacks = 0;
+        self.ns3_forget_rexmits_below(ack);
         growth_acked
     }
 
@@ -393,6 +400,8 @@ impl TcpSender {
         // only an echo needs it, and with `ssthresh_from_pipe` it walks the scoreboard.
         let window_before = if ece { self.reduction_window(cfg, false) } else { 0.0 };
         let dupacks_before = self.dupacks;
+        // ns-3's `m_isRetransDataAcked`: this ACK covers a segment that was resent.
+        let acks_retransmission = self.ns3_rexmits.as_ref().is_some_and(|r| r.range(self.snd_una..ack.ack).next().is_some());
         let in_timeout_loss = self.timeout_recover > self.snd_una;
         let growth_acked = self.advance_una(ack.ack);
         let leaves_timeout_loss = in_timeout_loss && self.timeout_recover == 0;
@@ -425,7 +434,11 @@ impl TcpSender {
             } else {
                 acked.saturating_sub(dupacks_before) // RFC 6937 §3: less the duplicates already counted
             };
-            restart_timer = self.recovery_ack(cfg, now, acked, delivered, out);
+            restart_timer = if cfg.ns3_sack_recovery && self.snd_una < self.recover {
+                self.ns3_sack_partial_ack(cfg, now, delivered, new_sack_info, acks_retransmission, out)
+            } else {
+                self.recovery_ack(cfg, now, acked, delivered, out)
+            };
             if !self.in_recovery && cfg.congestion_control == CongestionControl::CubicNs3 && !cfg.count_acked_segments {
                 // ns-3 `ProcessAck` leaving CA_RECOVERY: cwnd = ssthresh, then `IncreaseWindow` with
                 // every segment the ACK covers (ackNumber − oldHeadSequence), SACKed ones included.
@@ -507,7 +520,11 @@ impl TcpSender {
         if self.in_recovery {
             if cfg.recovery == Recovery::Prr && cfg.variant != TcpVariant::Tahoe {
                 let delivered = if sack { self.sacked_count().saturating_sub(sacked_before) } else { 1 };
-                self.prr_transmit(cfg, now, delivered, false, out);
+                if cfg.ns3_sack_recovery {
+                    self.ns3_sack_dupack(cfg, now, delivered, out);
+                } else {
+                    self.prr_transmit(cfg, now, delivered, false, out);
+                }
             } else if sack {
                 self.sack_transmit(cfg, now, out);
             } else {
@@ -556,6 +573,10 @@ impl TcpSender {
         }
         self.in_recovery = true;
         self.partial_ack_seen = false;
+        if cfg.ns3_sack_recovery {
+            self.ns3_sack_enter_recovery(cfg, now, delivered, out);
+            return;
+        }
         if cfg.recovery == Recovery::Prr {
             self.prr = Prr::start(self.snd_max - self.snd_una);
             self.prr_transmit(cfg, now, delivered, true, out);
@@ -694,6 +715,9 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.timeout_recover = self.snd_max;
         self.high_rxt = self.snd_una;
+        if let Some(rexmits) = self.ns3_rexmits.as_deref_mut() {
+            rexmits.clear(); // ns-3 `SetSentListLost` clears every `m_retrans` flag
+        }
         // ns-3 `SetSentListLost`, Linux `tcp_enter_loss`: SACKed data stays delivered; all the rest
         // outstanding is lost (`lost_below`) and resent through NextSeg, SACKed segments skipped.
         let keep = self.lost_below(cfg) > 0;
@@ -730,13 +754,18 @@ impl TcpSender {
         if !cfg.ssthresh_from_pipe || cfg.congestion_control != CongestionControl::Reno {
             return self.flight_size(cfg);
         }
+        f64::from(if head_lost { self.pipe_with_head_lost(cfg) } else { self.pipe(cfg) })
+    }
+
+    /// The RFC 6675 pipe with the head counted lost, as ns-3's `EnterRecovery` marks it first.
+    fn pipe_with_head_lost(&self, cfg: &TcpConfig) -> u32 {
         match &self.scoreboard {
             Some(sb) => {
-                let lost_below = if head_lost { self.lost_below(cfg).max(self.snd_una + 1) } else { self.lost_below(cfg) };
-                f64::from(sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold, lost_below))
+                let lost_below = self.lost_below(cfg).max(self.snd_una + 1);
+                sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold, lost_below)
             }
-            // Nothing SACKed yet: everything outstanding is in flight, but for a head marked lost.
-            None => f64::from((self.snd_max - self.snd_una).saturating_sub(u32::from(head_lost))),
+            // Nothing SACKed yet: everything outstanding is in flight, but for the head.
+            None => (self.snd_max - self.snd_una).saturating_sub(1),
         }
     }
 
@@ -777,6 +806,9 @@ impl TcpSender {
     fn retransmit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, out: &mut Vec<Packet>) {
         self.timed = None; // Karn: nothing in flight may be timed once anything is resent
         self.stats.retransmits += 1;
+        if let Some(rexmits) = self.ns3_rexmits.as_deref_mut() {
+            rexmits.insert(seq);
+        }
         self.emit(cfg, now, seq, true, out);
     }
 

@@ -131,7 +131,7 @@ impl TcpSender {
     }
 
     /// `TcpPrrRecovery::DoRecovery`: cwnd = pipe (as ns-3 last computed it) + the send count.
-    fn ns3_prr(&mut self, cfg: &TcpConfig, delivered: u32, dupack: bool, pipe: u32, safe_ack: bool) {
+    pub(super) fn ns3_prr(&mut self, cfg: &TcpConfig, delivered: u32, dupack: bool, pipe: u32, safe_ack: bool) {
         if let Some(count) = self.prr.ns3_send_count(delivered, dupack, pipe, self.ssthresh, safe_ack, cfg.mss) {
             self.cwnd = f64::from(pipe) + count;
         }
