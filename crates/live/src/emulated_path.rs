@@ -155,9 +155,15 @@ impl EmulatedPath {
         self.ingress.push(now + self.delays.before(flow), slot);
     }
 
+    /// When the discipline may next send: when the link is free, or later when a shaping
+    /// discipline (`Qdisc::next_wakeup`) holds its packets back until then.
+    fn tx_due(&self) -> Option<Time> {
+        (self.qdisc.len_packets() > 0).then(|| self.qdisc.next_wakeup().map_or(self.busy_until, |w| w.max(self.busy_until)))
+    }
+
     /// When the path next has something to do, if anything is pending.
     pub fn next_due(&self) -> Option<Time> {
-        let tx = (self.qdisc.len_packets() > 0).then_some(self.busy_until);
+        let tx = self.tx_due();
         [self.ingress.next_release(), tx, self.egress.next_release(), Some(self.next_bin)].into_iter().flatten().min()
     }
 
@@ -165,7 +171,7 @@ impl EmulatedPath {
     /// end are appended to `delivered` (the caller writes and releases them).
     pub fn advance(&mut self, now: Time, store: &mut PacketStore, delivered: &mut Vec<u32>) {
         loop {
-            let tx = (self.qdisc.len_packets() > 0).then_some(self.busy_until);
+            let tx = self.tx_due();
             let due = [self.egress.next_release(), tx, self.ingress.next_release()].into_iter().flatten().min();
             let Some(t) = due.filter(|&t| t <= now) else { break };
             self.close_bins_until(t);
