@@ -406,3 +406,118 @@ fn bad_keys_are_refused_with_the_key_named() {
         assert!(e.to_string().contains(key), "{e}");
     }
 }
+
+// ---- invariants over random scripts ----
+
+use proptest::prelude::{any, prop, prop_assert, prop_assert_eq, proptest, ProptestConfig, Strategy, TestCaseError};
+
+/// Checks the bookkeeping a script must never break: conservation, byte and packet totals, each
+/// listed queue counted once as sparse, bulk or decaying, and each host's bulk counts equal to
+/// the bulk queues pointing at it.
+fn check_invariants(q: &Cake) -> Result<(), TestCaseError> {
+    let st = q.stats();
+    prop_assert_eq!(st.arrivals, st.enqueues);
+    prop_assert_eq!(st.enqueues, st.dequeues + st.drops() + q.len_packets() as u64);
+    let (mut pkts, mut bytes) = (0usize, 0u64);
+    for (t, b) in q.tins.iter().enumerate() {
+        let tin_bytes: u64 = b.flows.iter().map(|f| f.fifo.bytes()).sum();
+        prop_assert_eq!(tin_bytes, b.tin_backlog);
+        pkts += b.flows.iter().map(|f| f.fifo.len()).sum::<usize>();
+        bytes += tin_bytes;
+        let (counts, lists) = q.tin_counts(t);
+        prop_assert_eq!(counts.iter().sum::<u32>() as usize, lists.iter().sum::<usize>());
+        let count = |s: &[FlowSet]| b.flows.iter().filter(|f| s.contains(&f.set)).count() as u32;
+        prop_assert_eq!(counts, [count(&[FlowSet::Sparse, FlowSet::SparseWait]), count(&[FlowSet::Bulk]), count(&[FlowSet::Decaying])]);
+        for f in b.flows.iter().filter(|f| !f.fifo.is_empty()) {
+            prop_assert!(matches!(f.set, FlowSet::Sparse | FlowSet::Bulk), "a queue with packets is sparse or bulk: {:?}", f.set);
+        }
+        let (mut src, mut dst) = (vec![0u32; CAKE_QUEUES], vec![0u32; CAKE_QUEUES]);
+        for f in b.flows.iter().filter(|f| f.set == FlowSet::Bulk) {
+            src[f.srchost as usize] += 1;
+            dst[f.dsthost as usize] += 1;
+        }
+        for (h, host) in b.hosts.iter().enumerate() {
+            if q.dual_src() {
+                prop_assert_eq!(host.srchost_bulk_flow_count, src[h]);
+            }
+            if q.dual_dst() {
+                prop_assert_eq!(host.dsthost_bulk_flow_count, dst[h]);
+            }
+        }
+        prop_assert!(b.tins_sane());
+    }
+    prop_assert_eq!((pkts, bytes), (q.len_packets(), q.len_bytes()));
+    prop_assert!(q.len_bytes() <= q.buffer_limit());
+    Ok(())
+}
+
+impl Tin {
+    fn tins_sane(&self) -> bool {
+        self.len == self.flows.iter().map(|f| f.fifo.len()).sum::<usize>()
+    }
+}
+
+fn any_isolation() -> impl Strategy<Value = CakeIsolation> {
+    prop::sample::select(vec![
+        CakeIsolation::Flowblind,
+        CakeIsolation::Srchost,
+        CakeIsolation::Dsthost,
+        CakeIsolation::Hosts,
+        CakeIsolation::Flows,
+        CakeIsolation::DualSrchost,
+        CakeIsolation::DualDsthost,
+        CakeIsolation::TripleIsolate,
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_scripts_keep_the_books(
+        isolation in any_isolation(),
+        diffserv in prop::sample::select(vec![CakeDiffserv::Besteffort, CakeDiffserv::Diffserv3, CakeDiffserv::Diffserv4]),
+        shaped in any::<bool>(),
+        ways in prop::sample::select(vec![1u32, 2, 8]),
+        // (op: 0-5 enqueue, 6-8 dequeue, 9 pause; flow 0-40; size; ECN; step µs)
+        ops in prop::collection::vec((0u8..10, 0u32..40, 40u32..1514, any::<bool>(), 0u64..3000), 1..600),
+    ) {
+        let params = CakeParams {
+            isolation,
+            diffserv,
+            set_ways: ways,
+            bandwidth: if shaped { RateOrUnlimited::Rate(20e6) } else { RateOrUnlimited::Unlimited },
+            memlimit: SizeOrAuto::Bytes(60_000),
+            ..CakeParams::default()
+        };
+        let (mut q, mut rng, mut drops) = cake(params);
+        // 40 flows on 6 sender and 5 receiver hosts, DSCPs across the tables.
+        let dscps = [0u8, 8, 46, 34, 1, 32, 10];
+        let labels: Vec<FlowLabel> = (0..40)
+            .map(|f| FlowLabel { sender_host: f % 6, receiver_host: 100 + f % 5, dscp: dscps[f as usize % dscps.len()] })
+            .collect();
+        q.set_flow_labels(&labels);
+        let mut now = Time(0);
+        let mut seq = 0;
+        for (op, flow, size, ect, step) in ops {
+            now = now + Dur(step * 1000 * u64::from(op == 9) * 50 + step * 1000);
+            match op {
+                0..=5 => {
+                    let kind = if size < 100 { PacketKind::TcpAck } else { PacketKind::TcpData };
+                    let p = Packet { seq, size, ecn: if ect { Ecn::Ect } else { Ecn::NotEct }, ..Packet::new(kind, flow) };
+                    seq += 1;
+                    prop_assert_eq!(q.enqueue(p, now, &mut rng, &mut drops), Verdict::Enqueued);
+                }
+                6..=8 => {
+                    let before = q.len_packets();
+                    match q.dequeue(now, &mut drops) {
+                        Some(p) => prop_assert!(p.enqueued_at <= now),
+                        // Nothing to send: empty, or the shaper says later.
+                        None => prop_assert!(before == 0 || q.next_wakeup().is_some_and(|w| w > now) || q.len_packets() < before),
+                    }
+                }
+                _ => {}
+            }
+            check_invariants(&q)?;
+        }
+    }
+}
