@@ -198,6 +198,26 @@ fn dscp_selects_the_tin_by_sch_cakes_tables() {
 }
 
 #[test]
+fn shaped_a_voice_packet_goes_ahead_of_a_best_effort_backlog() {
+    // diffserv3 at 8 Mb/s: flow 0 best effort with 20 packets, then an EF (voice) packet of flow
+    // 1. At the next dequeue both tins are due; the higher tin (voice, index 2) wins.
+    let (mut q, mut rng, mut drops) = cake(CakeParams { bandwidth: RateOrUnlimited::Rate(8e6), isolation: CakeIsolation::Flows, ..CakeParams::default() });
+    q.set_flow_labels(&[FlowLabel::default_for(0), FlowLabel { dscp: 46, ..FlowLabel::default_for(1) }]);
+    for s in 0..20 {
+        q.enqueue(pkt(0, s, 1000), Time(0), &mut rng, &mut drops);
+    }
+    assert_eq!(q.dequeue(Time(0), &mut drops).map(|p| p.flow), Some(0));
+    q.enqueue(pkt(1, 0, 200), Time(10), &mut rng, &mut drops);
+    assert_eq!(q.dequeue(at_ms(1), &mut drops).map(|p| p.flow), Some(1));
+    // The voice tin's own schedule (2 Mb/s: 800 µs for 200 B) is not due again before
+    // 1.8 ms, but it is empty anyway: best effort resumes 200 µs after the voice packet.
+    assert_eq!(q.next_wakeup(), Some(Time(1_200_000)));
+    assert_eq!(q.dequeue(Time(1_200_000), &mut drops).map(|p| p.flow), Some(0));
+    let cs = q.class_stats();
+    assert_eq!((cs[2].name.as_str(), cs[2].stats.dequeues, cs[0].stats.dequeues), ("voice", 1, 2));
+}
+
+#[test]
 fn eight_flows_of_one_set_get_eight_queues_and_a_ninth_collides() {
     let (mut q, mut rng, mut drops) = cake(flows_mode());
     let f = flows_in_one_set(9);
