@@ -939,12 +939,12 @@ impl Cake {
         let global_dur = serialisation(len, self.ns_per_byte);
         let failsafe_dur = Dur(global_dur.0 + global_dur.0 / 2);
         if b.time_next_packet < now {
-            b.time_next_packet = b.time_next_packet + tin_dur;
+            b.time_next_packet += tin_dur;
         } else if b.time_next_packet < now + tin_dur {
             b.time_next_packet = now + tin_dur;
         }
-        self.time_next_packet = self.time_next_packet + global_dur;
-        self.failsafe_next_packet = self.failsafe_next_packet + failsafe_dur;
+        self.time_next_packet += global_dur;
+        self.failsafe_next_packet += failsafe_dur;
     }
 
     /// Unlinks an empty queue found at dequeue, or parks it in the decaying list while its
@@ -994,7 +994,7 @@ impl Cake {
             let (mut wrapped, mut empty) = (false, true);
             loop {
                 let b = &mut self.tins[self.cur_tin];
-                if !(b.tin_deficit < 0 || !active(b)) {
+                if b.tin_deficit >= 0 && active(b) {
                     return Some(self.cur_tin);
                 }
                 if b.tin_deficit <= 0 {

@@ -519,7 +519,7 @@ proptest! {
         let mut now = Time(0);
         let mut seq = 0;
         for (op, flow, size, ect, step) in ops {
-            now = now + Dur(step * 1000 * u64::from(op == 9) * 50 + step * 1000);
+            now += Dur(step * 1000 * u64::from(op == 9) * 50 + step * 1000);
             match op {
                 0..=5 => {
                     let kind = if size < 100 { PacketKind::TcpAck } else { PacketKind::TcpData };
