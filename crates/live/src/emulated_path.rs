@@ -436,6 +436,19 @@ mod tests {
     }
 
     #[test]
+    fn a_shaping_discipline_sends_at_its_wakeups_not_the_link_rate() {
+        // CAKE shaping to 6 Mb/s on a 12 Mb/s link: 1500 B take 1 ms on the wire but leave the
+        // shaper 2 ms apart (`Qdisc::next_wakeup`), then 5 ms of propagation.
+        let mut p = path("kind = \"cake\"\nbandwidth = \"6Mbps\"", 12e6, delays(&[0], 5));
+        let mut store = PacketStore::new(16);
+        let slots: Vec<u32> = (0..3).map(|_| put(&mut store, 0)).collect();
+        for &s in &slots {
+            p.arrive(Time::ZERO, s, &store);
+        }
+        assert_eq!(deliveries(&mut p, &mut store, 20), vec![(6, slots[0]), (8, slots[1]), (10, slots[2])]);
+    }
+
+    #[test]
     fn access_delay_orders_arrivals_at_the_queue() {
         // Flow 0 has 3 ms of access delay, flow 1 none: flow 1's later packet is served first.
         let mut p = path("kind = \"droptail\"", 12e6, delays(&[3, 0], 0));
