@@ -155,9 +155,15 @@ impl EmulatedPath {
         self.ingress.push(now + self.delays.before(flow), slot);
     }
 
+    /// When the discipline may next send: when the link is free, or later when a shaping
+    /// discipline (`Qdisc::next_wakeup`) holds its packets back until then.
+    fn tx_due(&self) -> Option<Time> {
+        (self.qdisc.len_packets() > 0).then(|| self.qdisc.next_wakeup().map_or(self.busy_until, |w| w.max(self.busy_until)))
+    }
+
     /// When the path next has something to do, if anything is pending.
     pub fn next_due(&self) -> Option<Time> {
-        let tx = (self.qdisc.len_packets() > 0).then_some(self.busy_until);
+        let tx = self.tx_due();
         [self.ingress.next_release(), tx, self.egress.next_release(), Some(self.next_bin)].into_iter().flatten().min()
     }
 
@@ -165,7 +171,7 @@ impl EmulatedPath {
     /// end are appended to `delivered` (the caller writes and releases them).
     pub fn advance(&mut self, now: Time, store: &mut PacketStore, delivered: &mut Vec<u32>) {
         loop {
-            let tx = (self.qdisc.len_packets() > 0).then_some(self.busy_until);
+            let tx = self.tx_due();
             let due = [self.egress.next_release(), tx, self.ingress.next_release()].into_iter().flatten().min();
             let Some(t) = due.filter(|&t| t <= now) else { break };
             self.close_bins_until(t);
@@ -427,6 +433,19 @@ mod tests {
         // Their one-way delays through the emulated network: 6, 7 and 8 ms.
         let d = &p.flows()[0].delay;
         assert_eq!((d.count(), d.mean_s()), (3, 0.007));
+    }
+
+    #[test]
+    fn a_shaping_discipline_sends_at_its_wakeups_not_the_link_rate() {
+        // CAKE shaping to 6 Mb/s on a 12 Mb/s link: 1500 B take 1 ms on the wire but leave the
+        // shaper 2 ms apart (`Qdisc::next_wakeup`), then 5 ms of propagation.
+        let mut p = path("kind = \"cake\"\nbandwidth = \"6Mbps\"", 12e6, delays(&[0], 5));
+        let mut store = PacketStore::new(16);
+        let slots: Vec<u32> = (0..3).map(|_| put(&mut store, 0)).collect();
+        for &s in &slots {
+            p.arrive(Time::ZERO, s, &store);
+        }
+        assert_eq!(deliveries(&mut p, &mut store, 20), vec![(6, slots[0]), (8, slots[1]), (10, slots[2])]);
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::PieParams;
 use super::FqPieParams;
 use super::{BlueParams, SfbParams};
 use super::DualPi2Params;
+use super::CakeParams;
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -113,6 +114,7 @@ pub fn catalog() -> Value {
         described::<BlueParams>(std::convert::identity),
         described::<SfbParams>(std::convert::identity),
         described::<DualPi2Params>(DualPi2Params::filled),
+        described::<CakeParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -478,7 +480,32 @@ fn modern_entries() -> Value {
             "params": defaults::<DualPi2Params>(DualPi2Params::filled),
             "docs": dualpi2_docs(),
         },
+        {
+            "kind": "cake",
+            "aliases": [],
+            "summary": "CAKE: deficit-mode shaper (bandwidth), Diffserv tins, 8-way set-associative flow queues with per-host fairness (triple-isolate), DRR++ with new/old/decaying lists, COBALT (CoDel with decaying count + BLUE) per queue, overload prunes the fattest queue; docs/cake.md",
+            "source": "Hoeiland-Joergensen, Taeht & Morton, Piece of CAKE, IEEE LANMAN 2018; Linux net/sched/sch_cake.c",
+            "params": defaults::<CakeParams>(std::convert::identity),
+            "docs": cake_docs(),
+        },
     ])
+}
+
+/// The keys of `cake`.
+fn cake_docs() -> Value {
+    json!({
+        "bandwidth": "shaper rate such as \"5Mbps\", or \"unlimited\" (default: the link paces); sch_cake's deficit-mode shaper, no burst",
+        "rtt": "COBALT interval, > 0 (100ms); per tin: max(rtt + tin target - target, 2 tin target)",
+        "target": "COBALT target, > 0 (5ms); per tin: max(1.5 MTU times at the tin rate, target)",
+        "isolation": "flowblind | srchost | dsthost | hosts | flows | dual-srchost | dual-dsthost | triple-isolate (default): what a queue is, and whether hosts share fairly (flow keys sender_host/receiver_host)",
+        "diffserv": "besteffort | diffserv3 (default, as Linux) | diffserv4: tins and the DSCP -> tin table (flow key dscp)",
+        "memlimit": "bytes held before the fattest queue is pruned: \"auto\" (default: max(4MiB, 4 rate x rtt) shaped, 10240 MTU unlimited, capped at 10240 MTU) or a size",
+        "mtu": "device MTU with link header, 64B..=65535B (1514B): MTU time and the memlimit cap",
+        "overhead": "bytes added to each packet for the shaper and deficits, -64..=256 (0)",
+        "mpu": "minimum charged packet size, 0B..=256B (0B)",
+        "set_ways": "associativity of the flow and host tables, a power of two 1..=1024 (8; 1 = direct-mapped)",
+        "perturbation": "salt of the flow and host hashes (0)",
+    })
 }
 
 /// The keys of `dualpi2`.

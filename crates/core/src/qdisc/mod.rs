@@ -45,6 +45,8 @@ pub mod blue;
 pub mod sfb;
 // DualPI2, the DualQ Coupled AQM for L4S (RFC 9332; Linux sch_dualpi2)
 pub mod dualpi2;
+// CAKE (Hoeiland-Joergensen, Taeht & Morton 2018; Linux sch_cake)
+pub mod cake;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -74,6 +76,28 @@ pub use fq_pie::{FqPie, FqPieParams};
 pub use blue::{Blue, BlueParams};
 pub use sfb::{Sfb, SfbParams};
 pub use dualpi2::{DualPi2, DualPi2Params};
+pub use cake::{Cake, CakeParams};
+
+/// What a flow-aware discipline may know of a flow beyond its id: the hosts at its two ends
+/// and its DSCP (read by `cake`'s host isolation and tins; set once at build, `set_flow_labels`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowLabel {
+    /// The host the data leaves from (scenario key `sender_host`).
+    pub sender_host: u32,
+    /// The host the data goes to (scenario key `receiver_host`).
+    pub receiver_host: u32,
+    /// Differentiated Services codepoint of the flow's packets, 0-63 (scenario key `dscp`).
+    pub dscp: u8,
+}
+
+impl FlowLabel {
+    /// The label of a flow the scenario says nothing about: its own sender and receiver hosts
+    /// (ids `2^31 + flow`, above any a scenario may name), DSCP 0.
+    pub fn default_for(flow: FlowId) -> FlowLabel {
+        let id = cake::DEFAULT_HOST_BASE | flow;
+        FlowLabel { sender_host: id, receiver_host: id, dscp: 0 }
+    }
+}
 
 /// Why a packet was discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,6 +282,15 @@ pub trait Qdisc {
     fn detail_counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// For a discipline that may hold packets without offering one (a shaper): the time it
+    /// will, when `dequeue` just returned `None` with packets queued. The engine asks again then.
+    /// `None` (every work-conserving discipline) means "whenever a packet arrives".
+    fn next_wakeup(&self) -> Option<Time> {
+        None
+    }
+    /// The flows' labels, indexed by flow id, handed over once after build; disciplines that
+    /// classify by host or DSCP keep them, the rest ignore them.
+    fn set_flow_labels(&mut self, _labels: &[FlowLabel]) {}
 }
 
 /// Every discipline, dispatched with a `match` (no `dyn` in the event loop).
@@ -310,6 +343,8 @@ pub enum AnyQdisc {
     Sfb(Sfb),
     /// DualPI2, DualQ Coupled AQM for L4S (RFC 9332).
     DualPi2(DualPi2),
+    /// CAKE (Linux sch_cake).
+    Cake(Cake),
 }
 
 macro_rules! dispatch {
@@ -339,6 +374,7 @@ macro_rules! dispatch {
             AnyQdisc::Blue($q) => $e,
             AnyQdisc::Sfb($q) => $e,
             AnyQdisc::DualPi2($q) => $e,
+            AnyQdisc::Cake($q) => $e,
         }
     };
 }
@@ -400,5 +436,12 @@ impl Qdisc for AnyQdisc {
     }
     fn detail_counters(&self) -> Vec<(&'static str, u64)> {
         dispatch!(self, q => q.detail_counters())
+    }
+    #[inline]
+    fn next_wakeup(&self) -> Option<Time> {
+        dispatch!(self, q => q.next_wakeup())
+    }
+    fn set_flow_labels(&mut self, labels: &[FlowLabel]) {
+        dispatch!(self, q => q.set_flow_labels(labels))
     }
 }

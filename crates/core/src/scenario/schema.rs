@@ -256,6 +256,16 @@ pub struct FlowParams {
     /// Traffic class tag carried by the flow's packets (for class-based disciplines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<u8>,
+    /// Differentiated Services codepoint of the flow's packets, 0-63 (read by `cake`'s tins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dscp: Option<i64>,
+    /// The host the flow's data leaves from, an id 0..2^31 shared by flows of the same host
+    /// (read by `cake`'s host isolation); absent: a host of the flow's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_host: Option<i64>,
+    /// The host the flow's data goes to, as `sender_host`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_host: Option<i64>,
     /// TSQ delay hint (Kumar 2003 §4.1) stamped on every data packet of the flow, 1–16
     /// (1 = most delay-sensitive, 16 = best effort); absent = no hint.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -53,6 +53,37 @@ impl Serialize for WindowCap {
     }
 }
 
+/// A shaper rate (`kind = "cake"`'s `bandwidth`): a rate such as `"5Mbps"`, or `"unlimited"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum RateOrUnlimited {
+    /// No shaping: the discipline sends whenever the link asks.
+    #[default]
+    Unlimited,
+    /// Shape to this many bits per second.
+    Rate(f64),
+}
+
+impl<'de> Deserialize<'de> for RateOrUnlimited {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a rate string such as \"5Mbps\", or \"unlimited\"", |s: &str| {
+            if s == "unlimited" {
+                Ok(RateOrUnlimited::Unlimited)
+            } else {
+                parse_rate(s).map(RateOrUnlimited::Rate).map_err(|e| format!("{e}, or \"unlimited\""))
+            }
+        }))
+    }
+}
+
+impl Serialize for RateOrUnlimited {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RateOrUnlimited::Rate(r) => Rate(*r).serialize(s),
+            RateOrUnlimited::Unlimited => s.serialize_str("unlimited"),
+        }
+    }
+}
+
 /// A byte size that may be left to the component: `"auto"` or a size such as `"1500B"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SizeOrAuto {

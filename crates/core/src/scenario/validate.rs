@@ -21,6 +21,7 @@ use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
 use crate::qdisc::{BlueParams, SfbParams};
 use crate::qdisc::DualPi2Params;
+use crate::qdisc::CakeParams;
 use crate::scenario::units::Limit;
 use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
@@ -91,6 +92,8 @@ pub enum QueueSpec {
     Sfb(SfbParams),
     /// `kind = "dualpi2"`
     DualPi2(DualPi2Params),
+    /// `kind = "cake"`
+    Cake(CakeParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -98,7 +101,7 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie", "fq_pie", "blue", "sfb", "dualpi2"];
+      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -128,6 +131,7 @@ impl QueueSpec {
             QueueSpec::Blue(p) => AnyQdisc::Blue(p.validate(path)?),
             QueueSpec::Sfb(p) => AnyQdisc::Sfb(p.validate(path)?),
             QueueSpec::DualPi2(p) => AnyQdisc::DualPi2(p.validate(path, rate_bps)?),
+            QueueSpec::Cake(p) => AnyQdisc::Cake(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -158,6 +162,7 @@ impl QueueSpec {
             QueueSpec::Blue(_) => "blue",
             QueueSpec::Sfb(_) => "sfb",
             QueueSpec::DualPi2(_) => "dualpi2",
+            QueueSpec::Cake(_) => "cake",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -187,6 +192,7 @@ impl QueueSpec {
             QueueSpec::Blue(p) => serde_json::to_value(p),
             QueueSpec::Sfb(p) => serde_json::to_value(p),
             QueueSpec::DualPi2(p) => serde_json::to_value(p),
+            QueueSpec::Cake(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -264,6 +270,8 @@ pub struct FlowSpec {
     pub http: Option<HttpSlot>,
     /// TSQ delay hint stamped on its data packets, 1..=16; 0 = none.
     pub delay_hint: u8,
+    /// Its hosts and DSCP, for disciplines that classify by them (`cake`).
+    pub label: crate::qdisc::FlowLabel,
     /// TCP application-limited source: payload bits/s the application writes (`app_rate`).
     pub app_rate_bps: Option<f64>,
 }
@@ -386,6 +394,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "blue" => Ok(QueueSpec::Blue(params(rest, path)?)),
         "sfb" => Ok(QueueSpec::Sfb(params(rest, path)?)),
         "dualpi2" => Ok(QueueSpec::DualPi2(params::<DualPi2Params>(rest, path)?.filled())),
+        "cake" => Ok(QueueSpec::Cake(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
@@ -773,6 +782,18 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                 )
             }
         };
+        let dscp = match f.dscp {
+            None => 0,
+            Some(d) if (0..=63).contains(&d) => d as u8,
+            Some(d) => return err(join(&path, "dscp"), format!("must be a codepoint from 0 to 63 (e.g. 46 for EF, 8 for CS1), got {d}")),
+        };
+        let host = |key: &str, v: Option<i64>| match v {
+            Some(h) if !(0..i64::from(crate::qdisc::cake::DEFAULT_HOST_BASE)).contains(&h) => {
+                err(join(&path, key), format!("must be a host id from 0 to {}, got {h}", crate::qdisc::cake::DEFAULT_HOST_BASE - 1))
+            }
+            _ => Ok(v.map(|h| h as u32)),
+        };
+        let (sender_host, receiver_host) = (host("sender_host", f.sender_host)?, host("receiver_host", f.receiver_host)?);
         let app_rate_bps = match f.app_rate {
             None => None,
             Some(r) if r.0 > 0.0 && r.0.is_finite() => {
@@ -842,6 +863,12 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             a.delay = pick(&f.access_delay, i, Duration(a.delay)).0 + extra_delay;
             r.delay = pick(&f.receiver_access_delay, i, Duration(r.delay)).0;
             for s in 0..slots {
+                let own = crate::qdisc::FlowLabel::default_for(flows.len() as u32);
+                let label = crate::qdisc::FlowLabel {
+                    sender_host: sender_host.unwrap_or(own.sender_host),
+                    receiver_host: receiver_host.unwrap_or(own.receiver_host),
+                    dscp,
+                };
                 flows.push(FlowSpec {
                 kind: kind.clone(),
                 direction,
@@ -857,6 +884,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
                     http: (f.kind == "http").then(|| HttpSlot { model: (http_models.len() - 1) as u16, browser: n_browsers, slot: s }),
                     delay_hint,
                     app_rate_bps,
+                    label,
                 });
             }
             if f.kind == "http" {

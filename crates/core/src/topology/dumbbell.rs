@@ -52,6 +52,8 @@ enum Event {
     BrowserWake(u32),
     /// A request reached the server: flow `f` starts a reply of `bytes` of payload.
     HttpRequest { f: u32, bytes: u64 },
+    /// A shaping discipline of direction `dir` may offer a packet now (`Qdisc::next_wakeup`).
+    QdiscWake { dir: u8 },
     Sample,
     WarmupEnd,
 }
@@ -203,6 +205,9 @@ struct Bottleneck {
     tx_done_key: u128,
     /// The discipline has been told that the link went idle (a dequeue that found it empty).
     idle_reported: bool,
+    /// The pending `QdiscWake` of a shaping discipline, `Time(u64::MAX)` when none; a wake event at
+    /// another time is stale and ignored.
+    wake_at: Time,
     /// Packets already taken from the discipline, waiting for the wire (`tx_ring` of them at most).
     ring: VecDeque<Packet>,
     ring_capacity: usize,
@@ -359,6 +364,7 @@ impl<'s> World<'s> {
             tx_done_pending: false,
             tx_done_key: u128::MAX,
             idle_reported: true,
+            wake_at: Time(u64::MAX),
             ring: VecDeque::new(),
             ring_capacity: sc.bottleneck.tx_ring as usize,
             monitor: QueueMonitor::new(sc.warmup),
@@ -366,7 +372,11 @@ impl<'s> World<'s> {
             class_stats_at_warmup: Vec::new(),
             details_at_warmup: Vec::new(),
         };
-        let links = [link(0, &sc.queue, sc.bottleneck.loss), link(1, &sc.reverse_queue, 0.0)];
+        let mut links = [link(0, &sc.queue, sc.bottleneck.loss), link(1, &sc.reverse_queue, 0.0)];
+        let labels: Vec<_> = sc.flows.iter().map(|f| f.label).collect();
+        for l in &mut links {
+            l.qdisc.set_flow_labels(&labels);
+        }
         let mut events = EventQueue::with_lanes(4 * sc.flows.len() + 64, LANES);
         let flows = sc
             .flows
@@ -544,6 +554,7 @@ impl<'s> World<'s> {
             Event::AppWrite(f) => self.app_write(now, f as usize),
             Event::BrowserWake(b) => self.browser_wake(now, b as usize),
             Event::HttpRequest { f, bytes } => self.http_request(now, f as usize, bytes),
+            Event::QdiscWake { dir } => self.qdisc_wake(now, dir as usize),
             Event::Sample => self.sample(now),
             Event::WarmupEnd => {
                 for link in &mut self.links {
@@ -669,7 +680,32 @@ impl<'s> World<'s> {
         if !self.drop_buf.is_empty() {
             self.account_inner_drops(measuring);
         }
+        if next.is_none() && self.links[dir].qdisc.len_packets() > 0 {
+            // A shaper holds packets back: ask again when it says (work-conserving disciplines
+            // never get here with packets queued, so nothing else is scheduled).
+            let link = &mut self.links[dir];
+            if let Some(at) = link.qdisc.next_wakeup().filter(|&t| t > now && t < link.wake_at) {
+                link.wake_at = at;
+                self.events.schedule(at, Event::QdiscWake { dir: dir as u8 });
+            }
+        }
         next
+    }
+
+    /// A shaping discipline's wake-up: an idle link starts sending, a busy one refills its ring.
+    fn qdisc_wake(&mut self, now: Time, dir: Dir) {
+        let link = &mut self.links[dir];
+        if link.wake_at != now {
+            return; // superseded by an earlier wake-up
+        }
+        link.wake_at = Time(u64::MAX);
+        if link.busy_until <= now && !link.tx_done_pending {
+            self.start_transmission(now, dir);
+        } else {
+            self.fill_ring(now, dir);
+            self.account_inner_drops(now >= self.sc.warmup);
+            self.ensure_tx_done(dir);
+        }
     }
 
     /// Moves packets from the discipline into the transmit ring while it has room.
