@@ -191,7 +191,11 @@ def test_issue10_newcomer_dumbbell_agrees_with_ns3(compared) -> None:
 # random walk and is reported, not asserted.
 
 ARED = list(ns3ref.ARED_SCENARIOS)
-ARED_GAPS: dict[tuple[str, str], str] = {}
+ARED_GAPS: dict[tuple[str, str], str] = {
+    # Noise, not a difference (as g13's below): over seeds 1-10 both count 15.3 expiries per run.
+    ("ared_10flows", "timeouts"): "RTO expiries 16.0 : 11.7 per run over seeds 1-3 (4.3 apart where 3.5 is allowed), "
+                                  "15.3 : 15.3 over seeds 1-10",
+}
 
 
 def _ared_params():
