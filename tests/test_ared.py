@@ -95,7 +95,7 @@ BAD = {
     "beta of one": ({"adaptive": True, "beta": 1.0}, r"queue\.beta: must be in \(0, 1\) \(exclusive\), got 1"),
     "beta above one": ({"adaptive": True, "beta": 1.5}, r"queue\.beta: must be in \(0, 1\) \(exclusive\), got 1\.5"),
     "zero beta": ({"adaptive": True, "beta": 0}, r"queue\.beta: must be in \(0, 1\) \(exclusive\), got 0"),
-    "alpha without adaptive": ({"alpha": 0.01}, r"queue\.alpha: needs adaptive = true"),
+    "alpha without adaptive": ({"alpha": 0.02}, r"queue\.alpha: needs adaptive = true"),
     "linux interval": ({"adaptive": True, "adaptive_variant": "linux", "interval": "1s"},
                        r'queue\.interval: does not apply to adaptive_variant = "linux" .*500 ms.*allowed with "ns3"'),
     "unknown variant": ({"adaptive": True, "adaptive_variant": "ns2"}, r"queue\.adaptive_variant.*ns3.*linux.*feng"),

@@ -51,7 +51,7 @@
 //! No random numbers: the adaptation draws nothing, so with `adaptive = true` and a `max_p` that
 //! never moves, ARED makes exactly RED's decisions from the same stream (tested).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::red_core::{RedConfig, RedState};
 use crate::engine::{Dur, Time};
@@ -67,6 +67,55 @@ pub enum AdaptiveVariant {
     Linux,
     /// ns-3 3.44 `RedQueueDisc::UpdateMaxPFeng` (Feng et al. 1999).
     Feng,
+}
+
+/// The `bottom` key: a probability, or `"auto"` (ns-3's `Bottom = 0` rule, [`auto_bottom`]; 0.01
+/// for `linux`, whose floor is fixed).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Bottom {
+    /// Computed from the link (ns3) or Linux's constant.
+    #[default]
+    Auto,
+    /// This value.
+    Value(f64),
+}
+
+impl<'de> Deserialize<'de> for Bottom {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Bottom;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a probability in (0, top) or \"auto\"")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Bottom, E> {
+                Ok(Bottom::Value(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Bottom, E> {
+                Ok(Bottom::Value(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Bottom, E> {
+                Ok(Bottom::Value(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Bottom, E> {
+                if v == "auto" {
+                    Ok(Bottom::Auto)
+                } else {
+                    Err(E::custom(format!("expected a probability in (0, top) or \"auto\", got \"{v}\"")))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Bottom {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Bottom::Auto => s.serialize_str("auto"),
+            Bottom::Value(v) => s.serialize_f64(*v),
+        }
+    }
 }
 
 /// Linux's `RED_ONE_PERCENT`: `DIV_ROUND_CLOSEST(1 << 32, 100)`.

@@ -281,8 +281,12 @@ fn bad_adaptive_settings_are_refused_naming_key_and_allowed_values() {
     assert!(e.contains("queue.beta") && e.contains("(0, 1)"), "{e}");
     let e = error("adaptive = true\nbottom = 0.6");
     assert!(e.contains("queue.bottom") && e.contains("(0, top)"), "{e}");
-    let e = error("alpha = 0.01");
+    let e = error("alpha = 0.02");
     assert!(e.contains("queue.alpha") && e.contains("needs adaptive = true"), "{e}");
+    // The echo's defaults are accepted without adaptive (they have no effect).
+    assert!(params("alpha = 0.01\nbottom = \"auto\"\ninterval = \"500ms\"").validate("queue", 10e6).is_ok());
+    let e = toml::from_str::<RedParams>("adaptive = true\nbottom = \"low\"").err().unwrap().to_string();
+    assert!(e.contains("\"auto\"") && e.contains("(0, top)"), "{e}");
     let e = error("adaptive = true\nadaptive_variant = \"linux\"\ninterval = \"1s\"");
     assert!(e.contains("queue.interval") && e.contains("\"linux\"") && e.contains("allowed with \"ns3\""), "{e}");
     let e = error("adaptive = true\nfeng_alpha = 3");
@@ -297,8 +301,16 @@ fn filled_echo_shows_the_ns3_defaults_and_leaves_automatic_values_unset() {
     let p = params("adaptive = true").filled();
     assert_eq!((p.min_th, p.max_th, p.weight, p.gentle), (None, None, None, Some(true)));
     assert_eq!((p.adaptive_variant, p.alpha, p.beta, p.top), (Some(AdaptiveVariant::Ns3), Some(0.01), Some(0.9), Some(0.5)));
+    // Plain RED's echo lists every key with its default (`validate --show` promises that); the
+    // adaptive ones have no effect there. Filled parameters validate to the same queue.
     let plain = serde_json::to_value(params("").filled()).unwrap();
-    assert!(plain.get("adaptive").is_none() && plain.get("interval").is_none(), "{plain}");
+    assert_eq!((plain["adaptive"].clone(), plain["bottom"].clone(), plain["interval"].clone()), (false.into(), "auto".into(), "500ms".into()), "{plain}");
+    assert!(params("").filled().validate("queue", 10e6).unwrap().adaptive().is_none());
+    let linux = params("adaptive = true\nadaptive_variant = \"linux\"").filled();
+    assert_eq!((linux.interval, linux.alpha, linux.bottom), (None, None, None));
+    assert!(linux.validate("queue", 10e6).is_ok());
+    let feng = params("adaptive = true\nadaptive_variant = \"feng\"").filled();
+    assert!(feng.validate("queue", 10e6).is_ok() && feng.alpha.is_none() && feng.feng_alpha == Some(3.0));
 }
 
 // ---------------------------------------------------------------- ARED that never adapts is RED

@@ -17,7 +17,7 @@
 //! adaptation code runs and every decision is RED's.
 
 use serde::{Deserialize, Serialize};
-use super::ared::{self, Adaptive, AdaptiveConfig, AdaptiveVariant};
+use super::ared::{self, Adaptive, AdaptiveConfig, AdaptiveVariant, Bottom};
 use super::fifo::Fifo;
 use super::red_core::{ProbabilityScale, RedConfig, RedDecision, RedState};
 use super::{AdaptiveRedView, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
@@ -96,9 +96,10 @@ pub struct RedParams {
     /// `max_p` is not raised past this (0.5; ns3 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top: Option<f64>,
-    /// `max_p` is not lowered below this (ns3: ns-3's min(0.01, 8·mean_packet_size·rtt/link_rate); ns3 only).
+    /// `max_p` is not lowered below this: a probability, or `"auto"` (default: ns-3's
+    /// min(0.01, 8·mean_packet_size·rtt/link_rate); ns3 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bottom: Option<f64>,
+    pub bottom: Option<Bottom>,
     /// Round-trip time for the automatic `bottom` (100 ms, ns-3's `Rtt`; ns3 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt: Option<Duration>,
@@ -204,10 +205,12 @@ impl RedParams {
         self.adaptive == Some(true)
     }
 
-    /// The parameters with the variant-dependent defaults of `wait` and `ecn_gentle_mark` written
-    /// out as they apply, for the scenario echo (`validate --show`) and `aqmlab qdiscs`. With
-    /// `adaptive`, the thresholds and weight left unset stay unset: they are computed from the
-    /// link rate when the queue is built (and reported in `summary.json`).
+    /// The parameters with every default written out as it applies, for the scenario echo
+    /// (`validate --show`, `summary.json`) and `aqmlab qdiscs`: `wait` and `ecn_gentle_mark` by
+    /// variant; without `adaptive`, RED's thresholds and weight and the adaptive keys at their
+    /// ns3 defaults (they have no effect); with it, the keys of its `adaptive_variant`, while
+    /// thresholds and weight left unset stay unset: they are computed from the link rate when the
+    /// queue is built (and reported in `summary.json`).
     pub fn filled(mut self) -> Self {
         let adaptive = self.is_adaptive();
         self.gentle.get_or_insert(adaptive);
@@ -215,47 +218,26 @@ impl RedParams {
             self.min_th.get_or_insert(default_min_th());
             self.max_th.get_or_insert(default_max_th());
             self.weight.get_or_insert(default_weight());
-        } else {
-            let variant = *self.adaptive_variant.get_or_insert(AdaptiveVariant::default());
-            self.target_delay.get_or_insert(Duration(DEFAULT_TARGET_DELAY));
-            match variant {
-                AdaptiveVariant::Ns3 => {
-                    self.interval.get_or_insert(Duration(DEFAULT_INTERVAL));
-                    self.alpha.get_or_insert(DEFAULT_ALPHA);
-                    self.beta.get_or_insert(DEFAULT_BETA);
-                    self.top.get_or_insert(DEFAULT_TOP);
-                    self.rtt.get_or_insert(Duration(DEFAULT_RTT));
-                }
-                AdaptiveVariant::Feng => {
-                    self.feng_alpha.get_or_insert(DEFAULT_FENG_ALPHA);
-                    self.feng_beta.get_or_insert(DEFAULT_FENG_BETA);
-                }
-                AdaptiveVariant::Linux => {}
-            }
+            self.adaptive.get_or_insert(false);
+        }
+        let variant = *self.adaptive_variant.get_or_insert(AdaptiveVariant::default());
+        self.target_delay.get_or_insert(Duration(DEFAULT_TARGET_DELAY));
+        if !adaptive || variant == AdaptiveVariant::Ns3 {
+            self.interval.get_or_insert(Duration(DEFAULT_INTERVAL));
+            self.alpha.get_or_insert(DEFAULT_ALPHA);
+            self.beta.get_or_insert(DEFAULT_BETA);
+            self.top.get_or_insert(DEFAULT_TOP);
+            self.bottom.get_or_insert(Bottom::Auto);
+            self.rtt.get_or_insert(Duration(DEFAULT_RTT));
+        }
+        if !adaptive || variant == AdaptiveVariant::Feng {
+            self.feng_alpha.get_or_insert(DEFAULT_FENG_ALPHA);
+            self.feng_beta.get_or_insert(DEFAULT_FENG_BETA);
         }
         self.wait.get_or_insert(self.variant == RedVariant::Ns2);
         let gentle = self.gentle == Some(true);
         self.ecn_gentle_mark.get_or_insert(self.ecn && gentle && self.variant != RedVariant::Ns2);
         self
-    }
-
-    /// Every key with its default, for `aqmlab qdiscs`: RED's own defaults as [`RedParams::filled`]
-    /// writes them, and the adaptive keys with their ns3 defaults (`bottom` shows its upper bound,
-    /// 0.01; unset it is ns-3's `min(0.01, 8·mean_packet_size·rtt/link_rate)`).
-    pub fn catalog_filled(self) -> Self {
-        let mut p = self.filled();
-        p.adaptive.get_or_insert(false);
-        p.adaptive_variant.get_or_insert(AdaptiveVariant::default());
-        p.interval.get_or_insert(Duration(DEFAULT_INTERVAL));
-        p.alpha.get_or_insert(DEFAULT_ALPHA);
-        p.beta.get_or_insert(DEFAULT_BETA);
-        p.top.get_or_insert(DEFAULT_TOP);
-        p.bottom.get_or_insert(0.01);
-        p.rtt.get_or_insert(Duration(DEFAULT_RTT));
-        p.target_delay.get_or_insert(Duration(DEFAULT_TARGET_DELAY));
-        p.feng_alpha.get_or_insert(DEFAULT_FENG_ALPHA);
-        p.feng_beta.get_or_insert(DEFAULT_FENG_BETA);
-        p
     }
 
     /// Validates and builds the discipline for a link of `link_rate_bps`.
@@ -334,8 +316,21 @@ impl RedParams {
             ("feng_beta", self.feng_beta.is_some()),
         ];
         if !self.is_adaptive() {
-            if let Some((k, _)) = given.iter().find(|(_, set)| *set) {
-                return Err(ConfigError::new(key(k), "needs adaptive = true (Adaptive RED)"));
+            // The echo writes the defaults out (`filled`); anything else would be silently unused.
+            let is_default: [(&str, bool); 10] = [
+                ("adaptive_variant", self.adaptive_variant.is_none_or(|v| v == AdaptiveVariant::default())),
+                ("interval", self.interval.is_none_or(|d| d.0 == DEFAULT_INTERVAL)),
+                ("alpha", self.alpha.is_none_or(|v| v == DEFAULT_ALPHA)),
+                ("beta", self.beta.is_none_or(|v| v == DEFAULT_BETA)),
+                ("top", self.top.is_none_or(|v| v == DEFAULT_TOP)),
+                ("bottom", self.bottom.is_none_or(|v| v == Bottom::Auto)),
+                ("rtt", self.rtt.is_none_or(|d| d.0 == DEFAULT_RTT)),
+                ("target_delay", self.target_delay.is_none_or(|d| d.0 == DEFAULT_TARGET_DELAY)),
+                ("feng_alpha", self.feng_alpha.is_none_or(|v| v == DEFAULT_FENG_ALPHA)),
+                ("feng_beta", self.feng_beta.is_none_or(|v| v == DEFAULT_FENG_BETA)),
+            ];
+            if let Some((k, _)) = is_default.iter().find(|(_, default)| !*default) {
+                return Err(ConfigError::new(key(k), "needs adaptive = true (Adaptive RED); without it the adaptive keys keep their defaults"));
             }
             return Ok(None);
         }
@@ -383,9 +378,9 @@ impl RedParams {
         let top = self.top.unwrap_or(DEFAULT_TOP);
         unit_interval(path, "top", top)?;
         let bottom = match self.bottom {
-            Some(b) => b,
-            None if variant == AdaptiveVariant::Linux => 0.01,
-            None => ared::auto_bottom(self.mean_packet_size.0 as f64, link_rate_bps, self.rtt.map_or(DEFAULT_RTT, |d| d.0)),
+            Some(Bottom::Value(b)) => b,
+            _ if variant == AdaptiveVariant::Linux => 0.01,
+            _ => ared::auto_bottom(self.mean_packet_size.0 as f64, link_rate_bps, self.rtt.map_or(DEFAULT_RTT, |d| d.0)),
         };
         if let Some(rtt) = self.rtt {
             if rtt.0 == Dur::ZERO {
