@@ -182,6 +182,59 @@ def test_issue10_newcomer_dumbbell_agrees_with_ns3(compared) -> None:
     assert c.aqmlab["drop_rate"] == pytest.approx(c.ns3["drop_rate"], rel=0.25)
 
 
+# ---------------------------------------------------------------- Adaptive RED
+# ns-3 ARED=true against aqmlab's adaptive = true (ns3 adaptation) on the RED dumbbell
+# (`ns3ref.ARED_SCENARIOS`, docs/ared.md). The issue's criteria for goodput, drops, mean queue,
+# timeouts and shares; for the adaptation, fixed before the first run: the automatic settings equal
+# ns-3's, and the mean max_p after the warm-up within 25 % (the drop rate's band: in the linear
+# region the early-drop rate is proportional to max_p). The final max_p is one sample of a
+# random walk and is reported, not asserted.
+
+ARED = list(ns3ref.ARED_SCENARIOS)
+ARED_GAPS: dict[tuple[str, str], str] = {
+    # Noise, not a difference (as g13's below): over seeds 1-10 both count 15.3 expiries per run.
+    ("ared_10flows", "timeouts"): "RTO expiries 16.0 : 11.7 per run over seeds 1-3 (4.3 apart where 3.5 is allowed), "
+                                  "15.3 : 15.3 over seeds 1-10",
+}
+
+
+def _ared_params():
+    for name in ARED:
+        for metric in ("goodput", "drops", "mean_queue", "timeouts", "shares", "max_p"):
+            gap = ARED_GAPS.get((name, metric))
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            yield pytest.param(name, metric, marks=marks, id=f"{name}-{metric}")
+
+
+@pytest.mark.parametrize(("name", "metric"), list(_ared_params()))
+def test_ared_agrees_with_ns3(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.ARED_SCENARIOS[name])
+    if metric == "shares":
+        assert c.max_share_difference() <= 0.05
+    elif metric == "max_p":
+        assert c.aqmlab["mean_max_p"] == pytest.approx(c.ns3["mean_max_p"], rel=0.25)
+    else:
+        _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
+@pytest.mark.parametrize("name", ARED)
+def test_ared_automatic_settings_are_ns3s(compared, name: str) -> None:
+    """min_th = max(5, 5 ms · C / 2) = 5, max_th = 15, w = 1 - exp(-1/C) with C = 833.3 packets/s."""
+    c = compared(ns3ref.ARED_SCENARIOS[name])
+    for key in ("min_th", "max_th", "weight"):
+        assert c.aqmlab[key] == pytest.approx(c.ns3[key], rel=1e-9), key
+    assert (c.aqmlab["min_th"], c.aqmlab["max_th"]) == (5.0, 15.0)
+
+
+def test_ared_scenarios_render_ared_on_both_sides() -> None:
+    s = ns3ref.ARED_SCENARIOS["ared_10to50flows"]
+    args, sc = s.ns3_args(), s.aqmlab_scenario()
+    assert {"--redAred=true", "--redGentle=true"} <= set(args) and "--redGentle=false" not in args
+    assert sc["queue"]["adaptive"] is True and "min_th" not in sc["queue"] and "weight" not in sc["queue"]
+    starts = s.start_times()
+    assert all(t < 1.0 for t in starts[:10]) and all(30.0 <= t < 31.0 for t in starts[10:])
+
+
 # ---------------------------------------------------------------- drop-tail without SACK
 # `ns3ref.REPORTED_ONLY` and the newcomer's timeouts: NewReno without SACK behind a full drop-tail
 # buffer, where ns-3 3.44's emulated-SACK scoreboard retransmits segments that were never dropped

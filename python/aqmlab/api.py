@@ -196,7 +196,7 @@ class Result:
         One row per bottleneck queue (forward ``bottleneck``, ``reverse``).
     timeseries : pandas.DataFrame
         Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
-        counts flows (FPQ, ``output.flow_counter``) and, when ``output.per_flow_timeseries`` is on,
+        counts flows (FPQ, ``output.flow_counter``), ``max_p`` with Adaptive RED and, when ``output.per_flow_timeseries`` is on,
         per flow ``flow<i>_goodput_bps``, ``flow<i>_offered_bps`` (wire bits/s of the flow's data
         arriving at its bottleneck queue, dropped packets included) and ``flow<i>_drops`` (packets
         dropped or lost in the bin) and, for MPEG flows only,
@@ -254,6 +254,8 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
     cols = {k: series[k] for k in ("time_s", "queue_pkts", "queue_bytes", "queue_avg", "reverse_queue_pkts")}
     if series["flow_estimate"]:
         cols["flow_estimate"] = series["flow_estimate"]
+    if series.get("max_p"):  # Adaptive RED (docs/ared.md)
+        cols["max_p"] = series["max_p"]
     for key in ("white_r_average_ms", "white_r_formula_ms"):
         if series[key]:
             cols[key] = series[key]

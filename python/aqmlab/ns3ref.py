@@ -22,6 +22,11 @@ What is matched, and how (docs/validation.md discusses each point):
   simulators would show it; we compare the well-behaved RFC 6298 setting.);
 * RED: ns-3's RED is ns-2's, so aqmlab runs ``variant = "ns2"`` with the same thresholds, weight,
   max_p and mean packet size (1500 B);
+* Adaptive RED (``adaptive=True``): ns-3's ``ARED=true`` (automatic MinTh, MaxTh and QW from
+  the link rate, TargetDelay 5 ms, AdaptMaxP with Interval 0.5 s, Alpha 0.01, Beta 0.9, Top 0.5,
+  automatic Bottom) with Gentle on, LInterm = 1/max_p; aqmlab runs ``adaptive = true`` with the
+  ns3 adaptation and leaves thresholds, weight and gentle unset, so they are computed the same way
+  (docs/ared.md);
 * PIE: ns-3's ``PieQueueDisc`` at its defaults, so aqmlab runs ``variant = "ns3"`` (docs/pie.md);
   FQ-PIE likewise (``FqPieQueueDisc``, ``variant = "ns3"``, quantum the device MTU; docs/fq_pie.md);
 * start times: drawn here once and given to both (ns-3 ``--startMode=list``);
@@ -45,7 +50,7 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "ARED_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
@@ -93,6 +98,13 @@ class MatchedScenario:
     # With profile "ns3": 1448-byte segments and 6 MiB socket buffers on both sides (Linux-sized
     # windows) instead of ns-3's 536 bytes and 128 KiB, everything else at ns-3's defaults.
     large_windows: bool = False
+    # Adaptive RED on the RED queue (ns-3 ``ARED=true``; docs/ared.md). ``red`` then gives only
+    # the initial max_p; thresholds and weight are automatic on both sides.
+    adaptive: bool = False
+    # A load step: the last ``late_flows`` TCP flows start at ``late_start_s`` (plus the same
+    # uniform spread) instead of near 0.
+    late_flows: int = 0
+    late_start_s: float = 0.0
 
     def __post_init__(self) -> None:
         if self.recovery not in ("classic", "prr"):
@@ -105,6 +117,10 @@ class MatchedScenario:
             raise ValueError("large_windows: changes ns-3's default segment and buffer sizes; needs profile=\"ns3\"")
         if self.ns3_reno_sack and (self.sack or self.reno or self.profile):
             raise ValueError("ns3_reno_sack: ns-3's recovery without SACK; needs sack=False, reno=False, no profile")
+        if self.adaptive and self.queue != "red":
+            raise ValueError("adaptive: Adaptive RED needs queue = \"red\"")
+        if not 0 <= self.late_flows < self.n_tcp:
+            raise ValueError(f"late_flows: must be in [0, n_tcp), got {self.late_flows}")
         if len(self.access_delays_ms) not in (1, self.n_tcp):
             raise ValueError(f"access_delays_ms: one value or one per TCP flow ({self.n_tcp}), "
                              f"got {len(self.access_delays_ms)}")
@@ -115,12 +131,17 @@ class MatchedScenario:
     def start_times(self) -> list[float]:
         """TCP start times, uniform in [0, start_spread), rounded to the microsecond."""
         rng = random.Random(self.seed)
-        return [round(rng.uniform(0, self.start_spread_s), 6) for _ in range(self.n_tcp)]
+        early = self.n_tcp - self.late_flows
+        return [round((self.late_start_s if i >= early else 0.0) + rng.uniform(0, self.start_spread_s), 6)
+                for i in range(self.n_tcp)]
 
     def aqmlab_scenario(self) -> dict[str, Any]:
         """The scenario as an aqmlab dict (one flow group per TCP flow, for its own start and RTT)."""
         queue: dict[str, Any] = {"kind": "droptail", "limit": self.queue_limit}
-        if self.queue == "red":
+        if self.queue == "red" and self.adaptive:
+            queue = {"kind": "red", "limit": self.queue_limit, "variant": "ns2", "mean_packet_size": "1500B",
+                     "adaptive": True, "adaptive_variant": "ns3", "max_p": self.red["max_p"]}
+        elif self.queue == "red":
             queue = {"kind": "red", "limit": self.queue_limit, "variant": "ns2", "mean_packet_size": "1500B",
                      **self.red}
         elif self.queue == "codel":
@@ -213,6 +234,10 @@ class MatchedScenario:
             args += [f"--redMinTh={self.red['min_th']:g}", f"--redMaxTh={self.red['max_th']:g}",
                      f"--redMaxP={self.red['max_p']:g}", f"--redQW={self.red['weight']:g}", "--redGentle=false",
                      "--redWait=true", "--redMeanPktSize=1500"]
+            if self.adaptive:
+                # ARED=true overwrites MinTh, MaxTh and QW with its automatic values; Gentle is
+                # ns-3's default (true) but dumbbell.cc sets it, so it is stated.
+                args = [a for a in args if not a.startswith("--redGentle=")] + ["--redGentle=true", "--redAred=true"]
         if self.udp_rate_bps:
             args += ["--nUdp=1", f"--udpRate={self.udp_rate_bps:.0f}bps", f"--udpPktSize={self.udp_payload}",
                      "--udpStart=0", "--udpAccessDelay=1"]
@@ -263,6 +288,19 @@ SCENARIOS = {
         # FQ-PIE at ns-3's defaults but for the buffer: FQ-CoDel's 1000 packets (ns-3: 10240), so
         # each flow's PIE decides, with unequal RTTs so that the scheduler's fairness shows.
         MatchedScenario("fq_pie_10flows", "fq_pie", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
+    ]
+}
+
+# Adaptive RED (ns-3 ARED=true against aqmlab's adaptive = true, ns3 adaptation) on the 10 Mb/s RED
+# dumbbell: automatic thresholds 5 / 15 (C = 833 packets/s, so min_th = max(5, 2.08)), weight
+# 1 - exp(-1/833), gentle, max_p starting at 0.1. 10 flows, 50 flows, and 10 flows joined by 40
+# more at 30 s (a load step in the measured window).
+ARED_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario("ared_10flows", "red", adaptive=True),
+        MatchedScenario("ared_50flows", "red", n_tcp=50, adaptive=True),
+        MatchedScenario("ared_10to50flows", "red", n_tcp=50, adaptive=True, late_flows=40, late_start_s=30.0),
     ]
 }
 
@@ -426,6 +464,11 @@ def aqmlab_metrics(scenario: MatchedScenario) -> tuple[dict[str, Any], float]:
         "retransmits": float(tcp["retransmits"].sum()),
         "per_flow_goodput_bps": tcp["goodput_bps"].tolist(),
     }
+    if scenario.adaptive:
+        adaptive = ours.summary["queues"][0]["adaptive"]
+        mine |= {"max_p_at_end": float(adaptive["max_p_at_end"]), "mean_max_p": float(adaptive["mean_max_p"]),
+                 "min_th": float(adaptive["min_th"]), "max_th": float(adaptive["max_th"]),
+                 "weight": float(adaptive["weight"])}
     return mine, ours.wall_seconds
 
 
@@ -460,6 +503,10 @@ def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
         "retransmits": float(sum(f["retx_pkts_after_warmup"] for f in ref_tcp)),
         "per_flow_goodput_bps": [f["goodput_bps"] for f in ref_tcp],
     }
+    if scenario.adaptive:
+        red = ref["bottleneck"]["red_state"]
+        theirs |= {"max_p_at_end": red["cur_max_p_at_end"], "mean_max_p": red["mean_cur_max_p_after_warmup"],
+                   "min_th": red["min_th"], "max_th": red["max_th"], "weight": red["qw"]}
     return Comparison(scenario.name, mine, theirs, wall, ns3_wall)
 
 
@@ -478,11 +525,11 @@ def timeouts_agree(ours: float, theirs: float) -> bool:
 def markdown_table(rows: list[Comparison]) -> str:
     """The comparison as a markdown table (docs/validation.md)."""
     keys = ["tcp_goodput_bps", "udp_goodput_bps", "jain_tcp", "drop_rate", "mean_queue_pkts", "timeouts",
-            "retransmits"]
+            "retransmits", "mean_max_p", "max_p_at_end"]
     out = [f"Means over seeds {', '.join(map(str, SEEDS))}.", "",
            "| scenario | quantity | aqmlab | ns-3 | aqmlab/ns-3 |", "|---|---|---|---|---|"]
     for r in rows:
-        for k in keys:
+        for k in (k for k in keys if k in r.aqmlab):
             a, b = r.aqmlab[k], r.ns3[k]
             if a == 0 and b == 0:
                 continue
@@ -516,8 +563,8 @@ def main() -> None:
     the tables for docs/validation.md (section 3), with wall times. ``--grid-only`` skips the named
     scenarios."""
     binary = build()
-    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *REPORTED_ONLY.values(), NEWCOMER,
-                                                     *PROFILE_SCENARIOS.values()]
+    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *ARED_SCENARIOS.values(),
+                                                     *REPORTED_ONLY.values(), NEWCOMER, *PROFILE_SCENARIOS.values()]
     t0 = time.perf_counter()
     rows = [compare(binary, s) for s in named]
     t_named = time.perf_counter() - t0

@@ -43,6 +43,26 @@ using namespace ns3;
 namespace
 {
 
+// RedQueueDisc keeps its adapted max_p (m_curMaxP) private and offers no accessor or trace.
+// An explicit template instantiation may name a private member (C++ [temp.spec]/6), which lets
+// this program read it without touching ns-3: `g_qdisc->*Get(RedCurMaxP{})`.
+template <typename Tag, typename Tag::type Member>
+struct PrivateMemberReader
+{
+    friend typename Tag::type Get(Tag)
+    {
+        return Member;
+    }
+};
+
+struct RedCurMaxP
+{
+    using type = double RedQueueDisc::*;
+    friend type Get(RedCurMaxP);
+};
+
+template struct PrivateMemberReader<RedCurMaxP, &RedQueueDisc::m_curMaxP>;
+
 // ---------------------------------------------------------------- helpers
 
 std::vector<double>
@@ -403,6 +423,23 @@ WarmupSnapshot()
     g_haveWarmStats = true;
 }
 
+// RED's current max_p, sampled every 100 ms after the warm-up (Adaptive RED moves it).
+std::vector<double> g_redMaxPSamples;
+
+double
+RedCurrentMaxP()
+{
+    Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(g_qdisc);
+    return PeekPointer(red)->*Get(RedCurMaxP{});
+}
+
+void
+SampleRedMaxP()
+{
+    g_redMaxPSamples.push_back(RedCurrentMaxP());
+    Simulator::Schedule(MilliSeconds(100), &SampleRedMaxP);
+}
+
 // ---------------------------------------------------------------- JSON out
 
 void
@@ -475,6 +512,17 @@ main(int argc, char* argv[])
     bool redHardDrop = true;
     uint32_t redMeanPktSize = 0; // 0 => MSS + 20 (IP) + TCP header (incl. options)
     bool redNs1Compat = false;
+    // Adaptive RED (RedQueueDisc's own defaults unless set).
+    bool redAred = false;
+    bool redAdaptMaxP = false;
+    bool redFengAdaptive = false;
+    double redTargetDelayMs = 5;
+    double redIntervalMs = 500;
+    double redAlpha = 0.01;
+    double redBeta = 0.9;
+    double redTop = 0.5;
+    double redBottom = 0.0;
+    double redRttMs = 100;
 
     std::string tcpVariant = "NewReno";
     std::string recovery = "classic"; // classic | prr
@@ -542,6 +590,16 @@ main(int argc, char* argv[])
     cmd.AddValue("redHardDrop", "RED UseHardDrop (always drop when avg >= max_th)", redHardDrop);
     cmd.AddValue("redMeanPktSize", "RED MeanPktSize [bytes]; 0 = full data packet IP size", redMeanPktSize);
     cmd.AddValue("redNs1Compat", "RED Ns1Compat", redNs1Compat);
+    cmd.AddValue("redAred", "RED ARED (automatic MinTh/MaxTh/QW, AdaptMaxP on)", redAred);
+    cmd.AddValue("redAdaptMaxP", "RED AdaptMaxP (adapt max_p only)", redAdaptMaxP);
+    cmd.AddValue("redFengAdaptive", "RED FengAdaptive", redFengAdaptive);
+    cmd.AddValue("redTargetDelay", "RED TargetDelay [ms] (automatic MinTh)", redTargetDelayMs);
+    cmd.AddValue("redInterval", "RED Interval [ms] between max_p updates", redIntervalMs);
+    cmd.AddValue("redAlpha", "RED Alpha (ARED increment)", redAlpha);
+    cmd.AddValue("redBeta", "RED Beta (ARED decrease factor)", redBeta);
+    cmd.AddValue("redTop", "RED Top (ARED upper bound of max_p)", redTop);
+    cmd.AddValue("redBottom", "RED Bottom (ARED lower bound; 0 = automatic)", redBottom);
+    cmd.AddValue("redRtt", "RED Rtt [ms] for the automatic Bottom", redRttMs);
 
     cmd.AddValue("tcp", "TCP variant: NewReno, LinuxReno, Cubic, ... or full ns3::TypeId", tcpVariant);
     cmd.AddValue("recovery", "loss recovery: classic (RFC 6582 NewReno) | prr (ns-3 default)", recovery);
@@ -730,7 +788,16 @@ main(int argc, char* argv[])
                              "MeanPktSize", UintegerValue(redMeanPktSize),
                              "Ns1Compat", BooleanValue(redNs1Compat),
                              "UseEcn", BooleanValue(false),
-                             "ARED", BooleanValue(false),
+                             "ARED", BooleanValue(redAred),
+                             "AdaptMaxP", BooleanValue(redAdaptMaxP),
+                             "FengAdaptive", BooleanValue(redFengAdaptive),
+                             "TargetDelay", TimeValue(MicroSeconds(int64_t(redTargetDelayMs * 1000))),
+                             "Interval", TimeValue(MicroSeconds(int64_t(redIntervalMs * 1000))),
+                             "Alpha", DoubleValue(redAlpha),
+                             "Beta", DoubleValue(redBeta),
+                             "Top", DoubleValue(redTop),
+                             "Bottom", DoubleValue(redBottom),
+                             "Rtt", TimeValue(MicroSeconds(int64_t(redRttMs * 1000))),
                              "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
                              "LinkDelay", TimeValue(MilliSeconds(bottleneckDelayMs)));
     }
@@ -888,6 +955,10 @@ main(int argc, char* argv[])
     revDev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnRevPhyTxEnd));
     Simulator::Schedule(Seconds(0), &Sample);
     Simulator::Schedule(Seconds(warmup), &WarmupSnapshot);
+    if (queue == "red")
+    {
+        Simulator::Schedule(Seconds(warmup) + MilliSeconds(100), &SampleRedMaxP);
+    }
 
     Simulator::Stop(Seconds(duration));
     auto t0 = std::chrono::steady_clock::now();
@@ -940,7 +1011,13 @@ main(int argc, char* argv[])
       << ", \"accessQueueLimit_pkts\": " << accessQueueLimit;
     if (queue == "red")
     {
-        o << ", \"red\": {\"MinTh\": " << redMinTh << ", \"MaxTh\": " << redMaxTh
+        o << ", \"red\": {\"ARED\": " << (redAred ? "true" : "false")
+          << ", \"AdaptMaxP\": " << (redAdaptMaxP ? "true" : "false")
+          << ", \"FengAdaptive\": " << (redFengAdaptive ? "true" : "false")
+          << ", \"TargetDelay_ms\": " << redTargetDelayMs << ", \"Interval_ms\": " << redIntervalMs
+          << ", \"Alpha\": " << redAlpha << ", \"Beta\": " << redBeta << ", \"Top\": " << redTop
+          << ", \"Bottom\": " << redBottom << ", \"Rtt_ms\": " << redRttMs
+          << ", \"MinTh\": " << redMinTh << ", \"MaxTh\": " << redMaxTh
           << ", \"max_p\": " << redMaxP << ", \"LInterm\": " << 1.0 / redMaxP
           << ", \"QW\": " << redQW << ", \"Gentle\": " << (redGentle ? "true" : "false")
           << ", \"Wait\": " << (redWait ? "true" : "false")
@@ -1049,6 +1126,25 @@ main(int argc, char* argv[])
     o << "  \"bottleneck\": {\n";
     o << "    \"qdisc\": \"" << g_qdisc->GetInstanceTypeId().GetName()
       << "\", \"root_qdiscs_in_topology\": " << nRootQdiscs << ",\n";
+    if (queue == "red")
+    {
+        // The settings RedQueueDisc runs with (ARED's automatic ones resolved) and its max_p.
+        DoubleValue minTh;
+        DoubleValue maxTh;
+        DoubleValue qw;
+        g_qdisc->GetAttribute("MinTh", minTh);
+        g_qdisc->GetAttribute("MaxTh", maxTh);
+        g_qdisc->GetAttribute("QW", qw);
+        double mean = 0;
+        for (double v : g_redMaxPSamples)
+        {
+            mean += v / g_redMaxPSamples.size();
+        }
+        o << std::setprecision(10) << "    \"red_state\": {\"min_th\": " << minTh.Get()
+          << ", \"max_th\": " << maxTh.Get() << ", \"qw\": " << qw.Get()
+          << ", \"cur_max_p_at_end\": " << RedCurrentMaxP()
+          << ", \"mean_cur_max_p_after_warmup\": " << mean << "},\n";
+    }
     o << "    \"total\": {\"arrived_pkts\": " << st.nTotalReceivedPackets
       << ", \"enqueued_pkts\": " << st.nTotalEnqueuedPackets
       << ", \"dequeued_pkts\": " << st.nTotalDequeuedPackets

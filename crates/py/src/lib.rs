@@ -94,6 +94,7 @@ fn run_scenario(
     d.set_item("flow_cwnd_segments", s.flow_cwnd_segments)?;
     d.set_item("flow_srtt_s", s.flow_srtt_s)?;
     d.set_item("flow_estimate", s.flow_estimate)?;
+    d.set_item("max_p", s.max_p)?;
     d.set_item("white_r_average_ms", s.white_r_average_ms)?;
     d.set_item("white_r_formula_ms", s.white_r_formula_ms)?;
     d.set_item("bmre", s.bmre)?;

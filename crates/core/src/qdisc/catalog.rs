@@ -173,25 +173,10 @@ fn thesis_entries() -> Value {
         {
             "kind": "red",
             "aliases": [],
-            "summary": "Random Early Detection with count-spaced early drops and idle-time decay",
-            "source": "Floyd & Jacobson 1993; Parris 2001 Figs. 3.6-3.10; ALTQ altq_red.c; ns-2 red.cc; specs/seed000-cbt-algorithms.md §2.2",
+            "summary": "Random Early Detection with count-spaced early drops and idle-time decay; adaptive = true is Adaptive RED (max_p steered towards a target band)",
+            "source": "Floyd & Jacobson 1993; Parris 2001 Figs. 3.6-3.10; ALTQ altq_red.c; ns-2 red.cc; specs/seed000-cbt-algorithms.md §2.2; Adaptive RED: Floyd, Gummadi & Shenker 2001, ns-3 red-queue-disc.cc, Linux red.h",
             "params": defaults::<RedParams>(RedParams::filled),
-            "docs": {
-                "limit": "hard limit, packets or bytes",
-                "min_th": "minimum threshold on the average queue (packets)",
-                "max_th": "maximum threshold (packets)",
-                "max_p": "early-drop probability at max_th, in (0, 1]",
-                "weight": "EWMA weight w, in (0, 1]",
-                "variant": "documented (Parris Figs. 3.7-3.10) | altq (ALTQ altq_red.c) | ns2 (ns-2 red.cc / ns-3 RedQueueDisc); see docs/red.md",
-                "wait": "ns-2 wait_: no early drop until count*pb >= 1 (default: true for ns2, else false; not for altq)",
-                "ecn_forced_mark": "with ecn, also mark instead of drop in the forced region",
-                "ecn_gentle_mark": "with ecn and gentle, mark instead of drop in the gentle region (default: false for ns2, as red.cc; else true)",
-                "protected_pkts": "no drop on the average while at most this many packets are queued (Fig. 3.8: q_len > 1)",
-                "gentle": "ramp the probability from max_p to 1 between max_th and 2*max_th",
-                "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",
-                "ecn": "mark ECN-capable packets instead of early-dropping them",
-                "mean_packet_size": "mean packet size for idle-time decay and byte mode",
-            },
+            "docs": red_docs(),
         },
         {
             "kind": "rio",
@@ -592,6 +577,37 @@ fn fq_codel_docs() -> Value {
         m.insert(k.into(), v.into());
     }
     d
+}
+
+/// The keys of `red` (Adaptive RED's included).
+fn red_docs() -> Value {
+    json!({
+        "limit": "hard limit, packets or bytes",
+        "min_th": "minimum threshold on the average queue (packets; adaptive: max(5, target_delay*C/2) unless set)",
+        "max_th": "maximum threshold (packets; adaptive: 3*min_th unless set)",
+        "max_p": "early-drop probability at max_th, in (0, 1] (adaptive: its initial value)",
+        "weight": "EWMA weight w, in (0, 1] (adaptive: 1 - exp(-1/C) unless set)",
+        "variant": "documented (Parris Figs. 3.7-3.10) | altq (ALTQ altq_red.c) | ns2 (ns-2 red.cc / ns-3 RedQueueDisc); see docs/red.md",
+        "wait": "ns-2 wait_: no early drop until count*pb >= 1 (default: true for ns2, else false; not for altq)",
+        "ecn_forced_mark": "with ecn, also mark instead of drop in the forced region",
+        "ecn_gentle_mark": "with ecn and gentle, mark instead of drop in the gentle region (default: false for ns2, as red.cc; else true)",
+        "protected_pkts": "no drop on the average while at most this many packets are queued (Fig. 3.8: q_len > 1)",
+        "gentle": "ramp the probability from max_p to 1 between max_th and 2*max_th (default: false; true with adaptive)",
+        "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",
+        "ecn": "mark ECN-capable packets instead of early-dropping them",
+        "mean_packet_size": "mean packet size for idle-time decay and byte mode",
+        "adaptive": "Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-3 ARED, tc red adaptive): adapt max_p every interval towards the band [min_th + 0.4(max_th - min_th), min_th + 0.6(max_th - min_th)]; min_th, max_th, weight and gentle left unset become automatic (docs/ared.md)",
+        "adaptive_variant": "ns3 (default: ns-3 3.44 UpdateMaxP at arrivals once interval has passed since the last change) | linux (red_adaptative_algo from a 500 ms timer, Q0.32 max_P within 1 % and 50 %) | feng (ns-3 FengAdaptive: divide / multiply on leaving the thresholds)",
+        "interval": "time between adaptations, > 0 (500ms; ns3 only)",
+        "alpha": "largest additive increase of max_p, alpha' = min(alpha, max_p/4), in (0, 1] (0.01; ns3 only)",
+        "beta": "multiplicative decrease of max_p, in (0, 1) (0.9; ns3 only)",
+        "top": "max_p is raised only while below this, in (0, 1] (0.5; ns3 only)",
+        "bottom": "max_p is lowered only while above this: a probability or \"auto\" (default: ns-3's Bottom = 0 rule min(0.01, 8*mean_packet_size*rtt/link_rate), i.e. rtt/C; ns3 only)",
+        "rtt": "round-trip time for the automatic bottom, > 0 (100ms, ns-3's Rtt; ns3 only)",
+        "target_delay": "target queueing delay of the automatic min_th = max(5, target_delay*C/2), > 0 (5ms, ns-3's TargetDelay)",
+        "feng_alpha": "feng: max_p divided by this on going below min_th, > 1 (3)",
+        "feng_beta": "feng: max_p multiplied by this on going above max_th, > 1 (2)",
+    })
 }
 
 /// The keys of `pie`.

@@ -8,6 +8,7 @@
 //! transmission *starts*; the packet on the wire is not counted in the queue length.
 
 pub mod aecn;
+pub mod ared;
 pub mod bmre;
 pub mod catalog;
 pub mod cbq;
@@ -199,6 +200,24 @@ impl QdiscStats {
     }
 }
 
+/// Adaptive RED's state for the results: the adapted `max_p` and the thresholds, weight and target
+/// band in use (automatic ones resolved), all in the average's unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdaptiveRedView {
+    /// The current `max_p`.
+    pub max_p: f64,
+    /// Minimum threshold.
+    pub min_th: f64,
+    /// Maximum threshold.
+    pub max_th: f64,
+    /// EWMA weight.
+    pub weight: f64,
+    /// Lower end of the target band.
+    pub target_low: f64,
+    /// Upper end of the target band.
+    pub target_high: f64,
+}
+
 /// One traffic class of a class-based discipline (CBT): its counters and current state.
 /// The per-class counters obey the same invariants as [`QdiscStats`], and summed over the classes
 /// they equal the discipline's totals.
@@ -258,6 +277,10 @@ pub trait Qdisc {
     /// Class `i`'s smoothed estimate (as `ClassStats::average`), NaN when it keeps none.
     fn class_average_at(&self, _i: usize) -> f64 {
         f64::NAN
+    }
+    /// Adaptive RED's current `max_p` and the settings it runs with, if the discipline adapts.
+    fn adaptive_red(&self) -> Option<AdaptiveRedView> {
+        None
     }
     /// WHITE's router RTT estimates (R_average, R_formula), ms, if the discipline keeps them.
     fn rtt_estimates(&self) -> Option<(f64, f64)> {
@@ -423,6 +446,9 @@ impl Qdisc for AnyQdisc {
     }
     fn rtt_estimates(&self) -> Option<(f64, f64)> {
         dispatch!(self, q => q.rtt_estimates())
+    }
+    fn adaptive_red(&self) -> Option<AdaptiveRedView> {
+        dispatch!(self, q => q.adaptive_red())
     }
     #[inline]
     fn take_front_mark(&mut self) -> Option<FlowId> {

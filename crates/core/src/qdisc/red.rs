@@ -10,15 +10,21 @@
 //! Early decisions in the gentle region (`max_th ≤ avg < 2·max_th`) mark only with
 //! `ecn_gentle_mark`: ns-2's red.cc marks only while `avg < th_max` and drops ECN-capable
 //! packets above it (spec `seed001-white.md` §2.0 item 5), so the default is off for `ns2`.
+//!
+//! `adaptive = true` is Adaptive RED (Floyd, Gummadi & Shenker 2001): [`super::ared`] steers
+//! `max_p` and supplies automatic `min_th`, `max_th`, `weight` and `gentle` for whichever of them
+//! the scenario leaves unset; everything else is this file's RED. Without it (the default) no
+//! adaptation code runs and every decision is RED's.
 
 use serde::{Deserialize, Serialize};
+use super::ared::{self, Adaptive, AdaptiveConfig, AdaptiveVariant, Bottom};
 use super::fifo::Fifo;
 use super::red_core::{ProbabilityScale, RedConfig, RedDecision, RedState};
-use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
-use crate::engine::{Rng, Time};
+use super::{AdaptiveRedView, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
+use crate::engine::{Dur, Rng, Time};
 use crate::error::{ConfigError, ConfigResult};
 use crate::packet::{Ecn, Packet};
-use crate::scenario::units::{Bytes, Limit};
+use crate::scenario::units::{Bytes, Duration, Limit};
 
 pub use super::red_core::RedVariant;
 
@@ -29,27 +35,28 @@ pub struct RedParams {
     /// Hard limit: packets, bytes, or `"none"`.
     #[serde(default = "default_limit")]
     pub limit: Limit,
-    /// Minimum threshold on the average (packets; bytes÷mean_packet_size in byte mode).
-    #[serde(default = "default_min_th", alias = "thresh_", alias = "min")]
-    pub min_th: f64,
-    /// Maximum threshold.
-    #[serde(default = "default_max_th", alias = "maxthresh_", alias = "max")]
-    pub max_th: f64,
+    /// Minimum threshold on the average (packets; bytes÷mean_packet_size in byte mode). Default
+    /// 5; with `adaptive`, `max(5, target_delay·C/2)` (Floyd 2001 §5).
+    #[serde(default, alias = "thresh_", alias = "min", skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<f64>,
+    /// Maximum threshold. Default 15; with `adaptive`, `3·min_th`.
+    #[serde(default, alias = "maxthresh_", alias = "max", skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<f64>,
     /// Drop probability at the maximum threshold, in (0, 1].
     #[serde(default = "default_max_p", alias = "probability")]
     pub max_p: f64,
-    /// EWMA weight, in (0, 1].
-    #[serde(default = "default_weight", alias = "q_weight_")]
-    pub weight: f64,
+    /// EWMA weight, in (0, 1]. Default 0.002; with `adaptive`, `1 − exp(−1/C)` (Floyd 2001 §4).
+    #[serde(default, alias = "q_weight_", skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
     /// Which RED.
     #[serde(default)]
     pub variant: RedVariant,
     /// ns-2's `wait_`: no early drop until `count·pb ≥ 1`. Default: true for `ns2`, false otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait: Option<bool>,
-    /// Gentle RED above max_th.
-    #[serde(default)]
-    pub gentle: bool,
+    /// Gentle RED above max_th. Default false; true with `adaptive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
     /// Measure the queue in bytes and scale the drop probability by packet size.
     #[serde(default)]
     pub byte_mode: bool,
@@ -70,6 +77,73 @@ pub struct RedParams {
     /// `q_len > 1`; ns-2 and ALTQ test the same).
     #[serde(default = "default_protected_pkts")]
     pub protected_pkts: u32,
+    /// Adaptive RED (Floyd 2001): adapt `max_p` towards the target band (docs/ared.md). ns-3's
+    /// `ARED` / `AdaptMaxP`, Linux's `adaptive` flag.
+    #[serde(default, alias = "ared", skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<bool>,
+    /// Which implementation of the adaptation: `ns3` (default), `linux`, `feng`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive_variant: Option<AdaptiveVariant>,
+    /// Time between adaptations (500 ms; ns3 only, Linux's is fixed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+    /// Largest increase of `max_p` per adaptation, α = min(alpha, max_p/4) (0.01; ns3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Decrease factor of `max_p` (0.9; ns3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// `max_p` is not raised past this (0.5; ns3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top: Option<f64>,
+    /// `max_p` is not lowered below this: a probability, or `"auto"` (default: ns-3's
+    /// min(0.01, 8·mean_packet_size·rtt/link_rate); ns3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottom: Option<Bottom>,
+    /// Round-trip time for the automatic `bottom` (100 ms, ns-3's `Rtt`; ns3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<Duration>,
+    /// Target queueing delay for the automatic `min_th` (5 ms, ns-3's `TargetDelay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_delay: Option<Duration>,
+    /// Feng's divisor of `max_p` on going below `min_th` (3; feng only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feng_alpha: Option<f64>,
+    /// Feng's factor on `max_p` on going above `max_th` (2; feng only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feng_beta: Option<f64>,
+}
+
+impl Default for RedParams {
+    fn default() -> Self {
+        RedParams {
+            limit: default_limit(),
+            min_th: None,
+            max_th: None,
+            max_p: default_max_p(),
+            weight: None,
+            variant: RedVariant::default(),
+            wait: None,
+            gentle: None,
+            byte_mode: false,
+            ecn: false,
+            ecn_forced_mark: false,
+            ecn_gentle_mark: None,
+            mean_packet_size: default_mean_packet_size(),
+            protected_pkts: default_protected_pkts(),
+            adaptive: None,
+            adaptive_variant: None,
+            interval: None,
+            alpha: None,
+            beta: None,
+            top: None,
+            bottom: None,
+            rtt: None,
+            target_delay: None,
+            feng_alpha: None,
+            feng_beta: None,
+        }
+    }
 }
 
 fn default_limit() -> Limit {
@@ -93,6 +167,14 @@ fn default_mean_packet_size() -> Bytes {
 fn default_protected_pkts() -> u32 {
     1
 }
+const DEFAULT_INTERVAL: Dur = Dur::from_millis(500);
+const DEFAULT_ALPHA: f64 = 0.01;
+const DEFAULT_BETA: f64 = 0.9;
+const DEFAULT_TOP: f64 = 0.5;
+const DEFAULT_RTT: Dur = Dur::from_millis(100);
+const DEFAULT_TARGET_DELAY: Dur = Dur::from_millis(5);
+const DEFAULT_FENG_ALPHA: f64 = 3.0;
+const DEFAULT_FENG_BETA: f64 = 2.0;
 
 fn unit_interval(path: &str, key: &str, v: f64) -> ConfigResult<()> {
     if v > 0.0 && v <= 1.0 {
@@ -118,23 +200,68 @@ pub(super) fn check_thresholds(path: &str, min_th: f64, max_th: f64) -> ConfigRe
 }
 
 impl RedParams {
-    /// The parameters with the variant-dependent defaults of `wait` and `ecn_gentle_mark` written
-    /// out as they apply, for the scenario echo (`validate --show`) and `aqmlab qdiscs`.
+    /// Whether Adaptive RED is on.
+    pub fn is_adaptive(&self) -> bool {
+        self.adaptive == Some(true)
+    }
+
+    /// The parameters with every default written out as it applies, for the scenario echo
+    /// (`validate --show`, `summary.json`) and `aqmlab qdiscs`: `wait` and `ecn_gentle_mark` by
+    /// variant; without `adaptive`, RED's thresholds and weight and the adaptive keys at their
+    /// ns3 defaults (they have no effect); with it, the keys of its `adaptive_variant`, while
+    /// thresholds and weight left unset stay unset: they are computed from the link rate when the
+    /// queue is built (and reported in `summary.json`).
     pub fn filled(mut self) -> Self {
+        let adaptive = self.is_adaptive();
+        self.gentle.get_or_insert(adaptive);
+        if !adaptive {
+            self.min_th.get_or_insert(default_min_th());
+            self.max_th.get_or_insert(default_max_th());
+            self.weight.get_or_insert(default_weight());
+            self.adaptive.get_or_insert(false);
+        }
+        let variant = *self.adaptive_variant.get_or_insert(AdaptiveVariant::default());
+        self.target_delay.get_or_insert(Duration(DEFAULT_TARGET_DELAY));
+        if !adaptive || variant == AdaptiveVariant::Ns3 {
+            self.interval.get_or_insert(Duration(DEFAULT_INTERVAL));
+            self.alpha.get_or_insert(DEFAULT_ALPHA);
+            self.beta.get_or_insert(DEFAULT_BETA);
+            self.top.get_or_insert(DEFAULT_TOP);
+            self.bottom.get_or_insert(Bottom::Auto);
+            self.rtt.get_or_insert(Duration(DEFAULT_RTT));
+        }
+        if !adaptive || variant == AdaptiveVariant::Feng {
+            self.feng_alpha.get_or_insert(DEFAULT_FENG_ALPHA);
+            self.feng_beta.get_or_insert(DEFAULT_FENG_BETA);
+        }
         self.wait.get_or_insert(self.variant == RedVariant::Ns2);
-        self.ecn_gentle_mark.get_or_insert(self.ecn && self.gentle && self.variant != RedVariant::Ns2);
+        let gentle = self.gentle == Some(true);
+        self.ecn_gentle_mark.get_or_insert(self.ecn && gentle && self.variant != RedVariant::Ns2);
         self
     }
 
     /// Validates and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Red> {
         let key = |k: &str| format!("{path}.{k}");
-        check_thresholds(path, self.min_th, self.max_th)?;
-        unit_interval(path, "max_p", self.max_p)?;
-        unit_interval(path, "weight", self.weight)?;
         if self.mean_packet_size.0 == 0 {
             return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
         }
+        let mean = self.mean_packet_size.0 as f64;
+        let drain_rate = link_rate_bps / (8.0 * mean);
+        let adaptive = self.is_adaptive();
+        let target_delay = self.target_delay.map_or(DEFAULT_TARGET_DELAY, |d| d.0);
+        let (auto_min, _) = ared::auto_thresholds(drain_rate, target_delay);
+        let (min_th, max_th, weight) = if adaptive {
+            let min_th = self.min_th.unwrap_or(auto_min);
+            // Floyd's max_th = 3·min_th, from the min_th in use (ns-3 sets both or neither).
+            (min_th, self.max_th.unwrap_or(3.0 * min_th), self.weight.unwrap_or(ared::auto_weight(drain_rate)))
+        } else {
+            (self.min_th.unwrap_or(default_min_th()), self.max_th.unwrap_or(default_max_th()), self.weight.unwrap_or(default_weight()))
+        };
+        let gentle = self.gentle.unwrap_or(adaptive);
+        check_thresholds(path, min_th, max_th)?;
+        unit_interval(path, "max_p", self.max_p)?;
+        unit_interval(path, "weight", weight)?;
         if self.variant == RedVariant::Altq && self.wait == Some(true) {
             return Err(ConfigError::new(
                 key("wait"),
@@ -144,21 +271,21 @@ impl RedParams {
         if self.ecn_forced_mark && !self.ecn {
             return Err(ConfigError::new(key("ecn_forced_mark"), "needs ecn = true"));
         }
-        if self.ecn_gentle_mark == Some(true) && !(self.ecn && self.gentle) {
+        if self.ecn_gentle_mark == Some(true) && !(self.ecn && gentle) {
             return Err(ConfigError::new(key("ecn_gentle_mark"), "needs ecn = true and gentle = true"));
         }
-        let mean = self.mean_packet_size.0 as f64;
+        let adaptive_cfg = self.adaptive_config(path, min_th, max_th, link_rate_bps)?;
         let cfg = RedConfig {
             variant: self.variant,
-            min_th: self.min_th,
-            max_th: self.max_th,
+            min_th,
+            max_th,
             max_p: self.max_p,
-            weight: self.weight,
+            weight,
             wait: self.wait.unwrap_or(self.variant == RedVariant::Ns2),
-            gentle: self.gentle,
+            gentle,
             byte_mode: self.byte_mode,
             mean_packet_size: mean,
-            drain_rate: link_rate_bps / (8.0 * mean),
+            drain_rate,
             protected_pkts: self.protected_pkts,
         };
         let ecn = EcnMarking {
@@ -166,7 +293,128 @@ impl RedParams {
             gentle: self.ecn && self.ecn_gentle_mark.unwrap_or(self.variant != RedVariant::Ns2),
             forced: self.ecn_forced_mark,
         };
-        Ok(Red::new(cfg, self.limit, ecn))
+        let mut red = Red::new(cfg, self.limit, ecn);
+        if let Some(a) = adaptive_cfg {
+            red.adaptive = Some(Adaptive::new(a, &mut red.cfg));
+        }
+        Ok(red)
+    }
+
+    /// The adaptation's settings, checked against the variant: `None` without `adaptive`.
+    fn adaptive_config(&self, path: &str, min_th: f64, max_th: f64, link_rate_bps: f64) -> ConfigResult<Option<AdaptiveConfig>> {
+        let key = |k: &str| format!("{path}.{k}");
+        let given: [(&str, bool); 10] = [
+            ("adaptive_variant", self.adaptive_variant.is_some()),
+            ("interval", self.interval.is_some()),
+            ("alpha", self.alpha.is_some()),
+            ("beta", self.beta.is_some()),
+            ("top", self.top.is_some()),
+            ("bottom", self.bottom.is_some()),
+            ("rtt", self.rtt.is_some()),
+            ("target_delay", self.target_delay.is_some()),
+            ("feng_alpha", self.feng_alpha.is_some()),
+            ("feng_beta", self.feng_beta.is_some()),
+        ];
+        if !self.is_adaptive() {
+            // The echo writes the defaults out (`filled`); anything else would be silently unused.
+            let is_default: [(&str, bool); 10] = [
+                ("adaptive_variant", self.adaptive_variant.is_none_or(|v| v == AdaptiveVariant::default())),
+                ("interval", self.interval.is_none_or(|d| d.0 == DEFAULT_INTERVAL)),
+                ("alpha", self.alpha.is_none_or(|v| v == DEFAULT_ALPHA)),
+                ("beta", self.beta.is_none_or(|v| v == DEFAULT_BETA)),
+                ("top", self.top.is_none_or(|v| v == DEFAULT_TOP)),
+                ("bottom", self.bottom.is_none_or(|v| v == Bottom::Auto)),
+                ("rtt", self.rtt.is_none_or(|d| d.0 == DEFAULT_RTT)),
+                ("target_delay", self.target_delay.is_none_or(|d| d.0 == DEFAULT_TARGET_DELAY)),
+                ("feng_alpha", self.feng_alpha.is_none_or(|v| v == DEFAULT_FENG_ALPHA)),
+                ("feng_beta", self.feng_beta.is_none_or(|v| v == DEFAULT_FENG_BETA)),
+            ];
+            if let Some((k, _)) = is_default.iter().find(|(_, default)| !*default) {
+                return Err(ConfigError::new(key(k), "needs adaptive = true (Adaptive RED); without it the adaptive keys keep their defaults"));
+            }
+            return Ok(None);
+        }
+        let variant = self.adaptive_variant.unwrap_or_default();
+        let applies: &[&str] = match variant {
+            AdaptiveVariant::Ns3 => &["interval", "alpha", "beta", "top", "bottom", "rtt"],
+            AdaptiveVariant::Linux => &[],
+            AdaptiveVariant::Feng => &["feng_alpha", "feng_beta"],
+        };
+        for (k, set) in &given[1..given.len()] {
+            if *set && *k != "target_delay" && !applies.contains(k) {
+                let allowed = match *k {
+                    "feng_alpha" | "feng_beta" => "feng",
+                    _ => "ns3",
+                };
+                let why = match variant {
+                    AdaptiveVariant::Linux => " (Linux adapts every 500 ms with alpha 0.01, beta 0.9, max_p within 0.01 and 0.5, all fixed)",
+                    _ => "",
+                };
+                let name = match variant {
+                    AdaptiveVariant::Ns3 => "ns3",
+                    AdaptiveVariant::Linux => "linux",
+                    AdaptiveVariant::Feng => "feng",
+                };
+                return Err(ConfigError::new(key(k), format!("does not apply to adaptive_variant = \"{name}\"{why}; allowed with \"{allowed}\"")));
+            }
+        }
+        let interval = self.interval.map_or(DEFAULT_INTERVAL, |d| d.0);
+        if interval == Dur::ZERO {
+            return Err(ConfigError::new(key("interval"), "must be a positive duration, got 0s"));
+        }
+        if let Some(d) = self.target_delay {
+            if d.0 == Dur::ZERO {
+                return Err(ConfigError::new(key("target_delay"), "must be a positive duration, got 0s"));
+            }
+        }
+        let alpha = self.alpha.unwrap_or(DEFAULT_ALPHA);
+        if !(alpha > 0.0 && alpha <= 1.0) {
+            return Err(ConfigError::new(key("alpha"), format!("must be in (0, 1], got {alpha}")));
+        }
+        let beta = self.beta.unwrap_or(DEFAULT_BETA);
+        if !(beta > 0.0 && beta < 1.0) {
+            return Err(ConfigError::new(key("beta"), format!("must be in (0, 1) (exclusive), got {beta}")));
+        }
+        let top = self.top.unwrap_or(DEFAULT_TOP);
+        unit_interval(path, "top", top)?;
+        let bottom = match self.bottom {
+            Some(Bottom::Value(b)) => b,
+            _ if variant == AdaptiveVariant::Linux => 0.01,
+            _ => ared::auto_bottom(self.mean_packet_size.0 as f64, link_rate_bps, self.rtt.map_or(DEFAULT_RTT, |d| d.0)),
+        };
+        if let Some(rtt) = self.rtt {
+            if rtt.0 == Dur::ZERO {
+                return Err(ConfigError::new(key("rtt"), "must be a positive duration, got 0s"));
+            }
+        }
+        if !(bottom > 0.0 && bottom < top) {
+            return Err(ConfigError::new(key("bottom"), format!("must be in (0, top) with top = {top}, got {bottom}")));
+        }
+        let feng_alpha = self.feng_alpha.unwrap_or(DEFAULT_FENG_ALPHA);
+        let feng_beta = self.feng_beta.unwrap_or(DEFAULT_FENG_BETA);
+        for (k, v) in [("feng_alpha", feng_alpha), ("feng_beta", feng_beta)] {
+            if !(v.is_finite() && v > 1.0) {
+                return Err(ConfigError::new(key(k), format!("must be a number greater than 1, got {v}")));
+            }
+        }
+        let (target_low, target_high) = AdaptiveConfig::band(variant, min_th, max_th);
+        let (interval, alpha, beta, top) = match variant {
+            AdaptiveVariant::Linux => (ared::LINUX_INTERVAL, 0.01, 0.9, 0.5),
+            _ => (interval, alpha, beta, top),
+        };
+        Ok(Some(AdaptiveConfig {
+            variant,
+            interval,
+            alpha,
+            beta,
+            top,
+            bottom,
+            target_low,
+            target_high,
+            initial_max_p: self.max_p,
+            feng_alpha,
+            feng_beta,
+        }))
     }
 }
 
@@ -194,17 +442,24 @@ pub struct Red {
     ecn: EcnMarking,
     fifo: Fifo,
     stats: QdiscStats,
+    /// Adaptive RED's `max_p` adaptation, if on.
+    adaptive: Option<Adaptive>,
 }
 
 impl Red {
     /// An empty RED queue.
     pub fn new(cfg: RedConfig, limit: Limit, ecn: EcnMarking) -> Red {
-        Red { cfg, state: RedState::default(), limit, ecn, fifo: Fifo::new(limit), stats: QdiscStats::default() }
+        Red { cfg, state: RedState::default(), limit, ecn, fifo: Fifo::new(limit), stats: QdiscStats::default(), adaptive: None }
     }
 
     /// The validated settings.
     pub fn config(&self) -> &RedConfig {
         &self.cfg
+    }
+
+    /// Adaptive RED's adaptation, if on.
+    pub fn adaptive(&self) -> Option<&Adaptive> {
+        self.adaptive.as_ref()
     }
 
     /// The settings, for disciplines that re-tune RED while it runs (FPQ). The state (average,
@@ -251,11 +506,21 @@ impl Red {
     pub fn enqueue_scaled(&mut self, pkt: Packet, now: Time, rng: &mut Rng, scale: ProbabilityScale) -> Verdict {
         self.stats.arrivals += 1;
         let documented = self.cfg.variant == RedVariant::Documented;
+        if let Some(a) = &mut self.adaptive {
+            a.before_arrival(&mut self.cfg, &self.state, now);
+        }
         self.state.sample(&self.cfg, self.queued_units(), pkt.size, now);
+        let cfg = match &mut self.adaptive {
+            None => self.cfg,
+            Some(a) => {
+                a.after_sample(&mut self.cfg, self.state.average(), now);
+                a.decision_config(&self.cfg, self.state.average())
+            }
+        };
         if documented && !self.fits(&pkt) {
             return self.drop(DropKind::Overflow);
         }
-        let decision = self.state.decide_scaled(&self.cfg, self.fifo.len(), pkt.size, rng, scale);
+        let decision = self.state.decide_scaled(&cfg, self.fifo.len(), pkt.size, rng, scale);
         let ect = pkt.ecn != Ecn::NotEct;
         let mark = match decision {
             RedDecision::Pass => false,
@@ -318,6 +583,22 @@ impl Qdisc for Red {
     fn average(&self) -> Option<f64> {
         Some(self.state.average())
     }
+    fn adaptive_red(&self) -> Option<AdaptiveRedView> {
+        self.adaptive.as_ref().map(|a| AdaptiveRedView {
+            max_p: self.cfg.max_p,
+            min_th: self.cfg.min_th,
+            max_th: self.cfg.max_th,
+            weight: self.cfg.weight,
+            target_low: a.cfg.target_low,
+            target_high: a.cfg.target_high,
+        })
+    }
+    fn detail_counters(&self) -> Vec<(&'static str, u64)> {
+        match &self.adaptive {
+            Some(a) => vec![("max_p_increases", a.state.increases), ("max_p_decreases", a.state.decreases)],
+            None => Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -360,7 +641,7 @@ mod tests {
     #[test]
     fn linux_and_ns2_spellings_are_aliases() {
         let p = params("min = 3\nmax = 9\nprobability = 0.2\navpkt = \"1500B\"\nq_weight_ = 0.01");
-        assert_eq!((p.min_th, p.max_th, p.max_p, p.weight, p.mean_packet_size.0), (3.0, 9.0, 0.2, 0.01, 1500));
+        assert_eq!((p.min_th, p.max_th, p.max_p, p.weight, p.mean_packet_size.0), (Some(3.0), Some(9.0), 0.2, Some(0.01), 1500));
     }
 
     /// Fills the queue to `n` packets with a weight of 1, so the average equals the queue.

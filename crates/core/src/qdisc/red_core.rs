@@ -202,6 +202,11 @@ impl RedState {
         self.idle
     }
 
+    /// When the current idle period started, if the queue is idle.
+    pub fn idle_since(&self) -> Option<Time> {
+        self.idle.then_some(self.idle_since)
+    }
+
     /// Updates the average for an arrival that finds `queued` (in average units) waiting.
     /// Fig. 3.7, with the variants' idle handling.
     pub fn update_average(&mut self, cfg: &RedConfig, queued: f64, now: Time) {

@@ -171,19 +171,20 @@ impl WhiteParams {
         }
         let red = RedParams {
             limit: self.limit,
-            min_th: self.min_th,
-            max_th: self.max_th,
+            min_th: Some(self.min_th),
+            max_th: Some(self.max_th),
             max_p: self.max_p,
-            weight: self.weight,
+            weight: Some(self.weight),
             variant: self.variant,
             wait: (self.variant != RedVariant::Altq).then_some(self.wait),
-            gentle: self.gentle,
+            gentle: Some(self.gentle),
             byte_mode: false,
             ecn: self.ecn.unwrap_or(ecn0),
             ecn_forced_mark: false,
             ecn_gentle_mark: self.ecn_gentle_mark,
             mean_packet_size: self.mean_packet_size,
             protected_pkts: 1,
+            ..RedParams::default()
         }
         .validate(path, link_rate_bps)?;
         let tracker = RttTracker::new(self.rtt_weight, self.band.0, self.hold.0);

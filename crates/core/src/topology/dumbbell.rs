@@ -285,6 +285,8 @@ pub struct TimeSeries {
     /// Estimated active flows at the forward bottleneck (FPQ's count, or `output.flow_counter`);
     /// empty when nothing counts.
     pub flow_estimate: Vec<f64>,
+    /// Adaptive RED's `max_p` at each sample (empty unless the bottleneck adapts it).
+    pub max_p: Vec<f64>,
     /// WHITE's router RTT estimates at the forward bottleneck at each sample, ms: R_average and
     /// R_formula (Lee 2002 Fig. 3.2); empty for other disciplines.
     pub white_r_average_ms: Vec<f64>,
@@ -1192,6 +1194,9 @@ impl<'s> World<'s> {
         if let Some(e) = estimate {
             s.flow_estimate.push(e);
         }
+        if let Some(a) = q.adaptive_red() {
+            s.max_p.push(a.max_p);
+        }
         if let Some((r_average, r_formula)) = self.links[0].qdisc.rtt_estimates() {
             s.white_r_average_ms.push(r_average);
             s.white_r_formula_ms.push(r_formula);
@@ -1387,6 +1392,18 @@ impl<'s> World<'s> {
             }
             if dir == 0 {
                 queues_json[0]["mean_flow_estimate"] = mean_after(&self.series.time_s, &self.series.flow_estimate, sc.warmup).into();
+            }
+            if let Some(a) = link.qdisc.adaptive_red() {
+                let mean = if dir == 0 { mean_after(&self.series.time_s, &self.series.max_p, sc.warmup) } else { None };
+                queues_json[dir]["adaptive"] = serde_json::json!({
+                    "max_p_at_end": a.max_p,
+                    "mean_max_p": mean,
+                    "min_th": a.min_th,
+                    "max_th": a.max_th,
+                    "weight": a.weight,
+                    "target_low": a.target_low,
+                    "target_high": a.target_high,
+                });
             }
         }
         let forward_goodputs: Vec<f64> = goodputs
