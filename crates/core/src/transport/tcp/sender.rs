@@ -45,7 +45,9 @@
 //!   sent ECT(0), or ECT(1) with `ecn_l4s` (the L4S identifier, RFC 9331 §4.1).
 //! * No handshake: `start` sends the initial window.
 //! * `ns3_reno_sack` replaces NewReno's recovery by ns-3 3.44's own for connections without SACK
-//!   (`sender/ns3_nosack.rs`), so results can be matched with ns-3's.
+//!   (`sender/ns3_nosack.rs`), and `ns3_sack_recovery` SACK + PRR recovery by ns-3's
+//!   (`sender/ns3_sack.rs`), so results can be matched with ns-3's; `cubic-ns3` grows by what
+//!   ns-3's `ProcessAck` hands it (`ns3_segments_acked`).
 
 mod ns3_nosack;
 mod ns3_sack;
@@ -938,7 +940,6 @@ impl TcpSender {
         self.rtt.srtt()
     }
 }
-
 
 /// The segments ns-3 3.44 passes to `IncreaseWindow` for an ACK of new data outside fast recovery
 /// (`TcpSocketBase::ProcessAck`): `segsAcked` is the ACK's newly delivered data (`currentDelivered`
