@@ -148,3 +148,31 @@ def test_bad_keys_give_one_clear_line(queue: dict, flow: dict, match: str) -> No
     sc = dumbbell(queue, [{"kind": "tcp", **flow}])
     with pytest.raises(aqmlab.ScenarioError, match=match):
         aqmlab.run(sc)
+
+
+
+@pytest.fixture(scope="module")
+def cake_and_fq_codel():
+    """8 TCP flows through CAKE with one tin, per-flow isolation, no shaper and no memory pressure
+    (so BLUE stays idle), and through FQ-CoDel: FQ-CoDel with COBALT's CoDel."""
+    flows = [{"kind": "tcp", "count": 8, "start_jitter": "1s"}]
+    return (aqmlab.run(dumbbell({"kind": "cake", "diffserv": "besteffort", "isolation": "flows"}, flows)),
+            aqmlab.run(dumbbell({"kind": "fq_codel"}, flows)))
+
+
+def test_cake_without_its_extras_carries_what_fq_codel_carries(cake_and_fq_codel) -> None:
+    cake, fq = cake_and_fq_codel
+    assert cake.aggregate["goodput_bps"] == pytest.approx(fq.aggregate["goodput_bps"], rel=0.02)
+    assert jain(cake.flows["goodput_bps"]) > 0.99
+
+
+@pytest.mark.xfail(strict=True, reason="COBALT holds the mean sojourn at 0.56x FQ-CoDel's (6.9 vs 12.4 ms) with "
+                   "1.37x the drops (411 vs 300) on the same 8 flows; the bands (30 %) were fixed before the run and "
+                   "the difference is not yet explained (docs/cake.md)")
+def test_cake_without_its_extras_queues_like_fq_codel(cake_and_fq_codel) -> None:
+    """Bands fixed before the first run: mean sojourn and drops within 30 % of FQ-CoDel's (COBALT's
+    count decays where CoDel's restarts)."""
+    cake, fq = cake_and_fq_codel
+    qc, qf = cake.queues.iloc[0], fq.queues.iloc[0]
+    assert qc["mean_sojourn_s"] == pytest.approx(qf["mean_sojourn_s"], rel=0.30), (qc["mean_sojourn_s"], qf["mean_sojourn_s"])
+    assert qc["drops"] == pytest.approx(qf["drops"], rel=0.30), (qc["drops"], qf["drops"])
