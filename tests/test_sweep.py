@@ -207,8 +207,11 @@ def test_ctrl_c_keeps_the_finished_runs_and_a_rerun_computes_the_rest(tmp_path: 
     seeds = list(range(1, 25))
     path.write_text(f'base = "tiny.toml"\n[sweep]\n"run.seed" = {seeds}\n')
     out = tmp_path / "store"
+    # Started as a terminal starts it, with SIGINT at its default: when the tests themselves run as a
+    # background job of a non-interactive shell, SIGINT is ignored and the sweep would inherit that.
     proc = subprocess.Popen([sys.executable, "-m", "aqmlab", "sweep", str(path), "--out", str(out), "--workers", "1",
-                             "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not (out / "runs").is_dir() or not any(p.name[0] != "." for p in (out / "runs").iterdir()):
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
