@@ -402,8 +402,9 @@ impl TcpSender {
         // only an echo needs it, and with `ssthresh_from_pipe` it walks the scoreboard.
         let window_before = if ece { self.reduction_window(cfg, false) } else { 0.0 };
         let dupacks_before = self.dupacks;
-        // ns-3's `m_isRetransDataAcked`: this ACK covers a segment that was resent.
-        let acks_retransmission = self.ns3_rexmits.as_ref().is_some_and(|r| r.range(self.snd_una..ack.ack).next().is_some());
+        // ns-3's `m_isRetransDataAcked` (asked only in recovery): this ACK covers a resent segment.
+        let acks_retransmission = self.in_recovery
+            && self.ns3_rexmits.as_ref().is_some_and(|r| r.range(self.snd_una..ack.ack).next().is_some());
         let in_timeout_loss = self.timeout_recover > self.snd_una;
         let growth_acked = self.advance_una(ack.ack);
         let leaves_timeout_loss = in_timeout_loss && self.timeout_recover == 0;
