@@ -103,6 +103,38 @@ def test_pi_design_cli_prints_a_queue_table_and_rejects_bad_input() -> None:
     assert "Traceback" not in bad.stderr
 
 
+def test_pi_designer_refuses_unstable_designs_and_negative_b() -> None:
+    """10 Mb/s of 1000-byte packets (1250 pkt/s), 200 flows, 100 ms: W0 = 0.625 packets, so the
+    default crossover z = 32 rad/s is 3.2 rad of delay, a negative phase margin; a user crossover can
+    be unstable too; and sampling slower than z/2 makes b negative."""
+    with pytest.raises(ValueError, match=r"unstable: phase margin -166\.0 deg .* window R\+\*C/N- is 0\.625 packets"):
+        pi_design.design(1250, 200, 0.1)
+    with pytest.raises(ValueError, match="unstable: .*choose a lower crossover"):
+        pi_design.design(1250, 60, 0.246, crossover=30)
+    with pytest.raises(ValueError, match=r"sample_rate 0\.5 Hz is too low: .* more than 0\.7932 Hz"):
+        pi_design.design(1250, 60, 0.246, sample_rate=0.5)
+    # Just stable (W0 = 2.5 > 2.33) is designed, with the fluid model's range warned about.
+    d = pi_design.design(1250, 50, 0.1)
+    x = 2 / 2.5  # 2/W0: the crossover in units of 1/R and the TCP pole's phase argument
+    assert d.phase_margin_deg == pytest.approx(90 - math.degrees(math.atan(x)) - math.degrees(x)) and d.b > 0
+    assert len(d.warnings) == 1 and "2/W0^2 = 0.32" in d.warnings[0]
+    assert pi_design.design(3750, 60, 0.246).warnings == ()
+
+
+def test_pi_design_cli_refuses_an_unstable_design_and_prints_a_tsq_table() -> None:
+    bad = subprocess.run([sys.executable, "-m", "aqmlab", "pi-design", "--link", "10Mbps", "--flows", "200", "--rtt", "100ms"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "the design is unstable" in bad.stderr and "[queue]" not in bad.stdout
+    assert "Traceback" not in bad.stderr
+    ok = subprocess.run([sys.executable, "-m", "aqmlab", "pi-design", "--link", "30Mbps", "--flows", "60", "--rtt", "246ms",
+                         "--crossover", "0.5217", "--sample-rate", "160", "--kind", "tsq"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert 'kind = "tsq"' in ok.stdout and "a = 1.8" in ok.stdout and "sample_rate = 160" in ok.stdout
+    warn = subprocess.run([sys.executable, "-m", "aqmlab", "pi-design", "--link", "10Mbps", "--flows", "50", "--rtt", "100ms"],
+                          capture_output=True, text=True)
+    assert warn.returncode == 0 and "warning: the operating drop probability" in warn.stderr and "[queue]" in warn.stdout
+
+
 # ---- scenario keys ----
 
 def tiny(queue: dict, flows: list[dict], rate: str = "16Mbps", duration: str = "30s", seed: int = 1) -> dict:

@@ -354,11 +354,17 @@ def cbt_config(link: str, latency: str, classes: tuple[str, ...], limit: int, as
 @click.option("--limit", type=click.IntRange(min=1), default=800, show_default=True, help="Buffer, packets.")
 @click.option("--sample-rate", "sample_rate", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Controller updates per second (default: 40 per R+).")
+@click.option("--crossover", "crossover", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Loop crossover frequency, rad/s (default: the controller zero z = 2N-/(R+^2 C)).")
+@click.option("--kind", "kind", type=click.Choice(["pi", "tsq"]), default="pi", show_default=True,
+              help="The [queue] kind to print: PI alone or TSQ over PI.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def pi_design(link: str, flows: float, rtt: str, packet: str, q_ref: float, limit: int, sample_rate: float | None,
-              as_json: bool) -> None:
+              crossover: float | None, kind: str, as_json: bool) -> None:
     """Design a PI AQM (Hollot, Misra, Towsley & Gong 2001) for a link: a, b and the sampling
-    frequency from the TCP fluid model; prints them and a ready [queue] table (kind = "pi")."""
+    frequency from the TCP fluid model; prints them and a ready [queue] table (kind = "pi" or "tsq").
+    An unstable design (phase margin <= 0) or one with b < 0 is refused; one outside the fluid
+    model's range is printed with a warning on stderr."""
     from .models import pi_design as pd_
 
     link_bps = _quantity(link, _RATE_UNITS, "rate", "--link")
@@ -367,16 +373,19 @@ def pi_design(link: str, flows: float, rtt: str, packet: str, q_ref: float, limi
     if q_ref >= limit:
         _fail(f"--q-ref {q_ref:g}: must be below --limit ({limit})")
     try:
-        d = pd_.design_for_link(link_bps, flows, rtt_s, packet_bytes=packet_b, sample_rate=sample_rate)
+        d = pd_.design_for_link(link_bps, flows, rtt_s, packet_bytes=packet_b, sample_rate=sample_rate,
+                                crossover=crossover)
     except ValueError as e:
         _fail(f"pi-design: {e}")
+    for w in d.warnings:
+        click.echo(f"pi-design: warning: {w}", err=True)
     if as_json:
-        click.echo(json.dumps(d.as_dict() | {"queue": d.queue_table(q_ref, limit)}, indent=2))
+        click.echo(json.dumps(d.as_dict() | {"queue": d.queue_table(q_ref, limit, kind)}, indent=2))
         return
     click.echo(f"capacity {d.capacity_pps:.1f} pkt/s, N- = {d.flows:g}, R+ = {d.rtt_s * 1e3:.1f} ms")
     click.echo(f"K = {d.k:.4g}, z = {d.z:.4g} rad/s, crossover = {d.crossover_rad_s:.4g} rad/s, "
                f"phase margin = {d.phase_margin_deg:.1f} deg")
-    click.echo(f"\n[queue]\nkind = \"pi\"\na = {d.a:.6g}\nb = {d.b:.6g}\nsample_rate = {d.sample_rate_hz:.6g}\n"
+    click.echo(f"\n[queue]\nkind = \"{kind}\"\na = {d.a:.6g}\nb = {d.b:.6g}\nsample_rate = {d.sample_rate_hz:.6g}\n"
                f"q_ref = {q_ref:g}\nlimit = {limit}")
 
 

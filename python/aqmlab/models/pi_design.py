@@ -22,6 +22,13 @@ K = 9.78e-6 (published, as the spec recalls it, 9.64e-6; that K implies ω_g ≈
 z), hence a ≈ 1.853e-5, b ≈ 1.847e-5 against ns-2's defaults 1.822e-5 and 1.816e-5 (1.7 % high).
 The exact crossover rule of HMTG is not in the thesis or the spec; ours is stated above.
 
+A design that cannot work is refused (``ValueError``): a phase margin of zero or less (with ω_g = z
+the margin is 90° − atan(2/W₀) − (2/W₀)·180°/π, W₀ = R⁺C/N⁻ the per-flow window,
+so it is positive only for W₀ above about 2.3 packets), or a sampling period above 2/z, which makes
+b negative (ns-2's update then no longer integrates). A design outside the fluid model's range is
+returned with a warning: an operating drop probability p₀ = 2/W₀² above 10 %, where timeouts, which
+the model leaves out, dominate TCP's response.
+
 >>> d = design(capacity_pps=3750, flows=60, rtt_s=0.246)
 >>> round(d.z, 3), round(d.sample_rate_hz)
 (0.529, 163)
@@ -51,9 +58,10 @@ class PiDesign:
     capacity_pps: float
     flows: float
     rtt_s: float
+    warnings: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self) | {"warnings": list(self.warnings)}
 
     def queue_table(self, q_ref: float = 200, limit: int = 800, kind: str = "pi") -> dict[str, object]:
         """The `[queue]` table of a scenario using this design."""
@@ -79,7 +87,25 @@ def design(capacity_pps: float, flows: float, rtt_s: float, *, crossover: float 
     a, b = k * (1 / z + t / 2), k * (1 / z - t / 2)
     # Phase of L(jω_g) = C P: −90° (integrator) − atan(ω_g/p_q) − ω_g R (delay), after the cancellation.
     phase = -90 - math.degrees(math.atan(wg / p_q)) - math.degrees(wg * r)
-    return PiDesign(a, b, fs, k, z, wg, 180 + phase, c, n, r)
+    margin = 180 + phase
+    window = r * c / n
+    if margin <= 0:
+        raise ValueError(
+            f"the design is unstable: phase margin {margin:.1f} deg at the crossover {wg:.4g} rad/s "
+            f"(must be > 0). The per-flow window R+*C/N- is {window:.3g} packets"
+            + (" and the fluid model needs about 2.3 or more for a positive margin at crossover z: "
+               "a smaller N-, a larger R+ or a faster link" if crossover is None
+               else "; choose a lower crossover"))
+    if b < 0:
+        raise ValueError(f"sample_rate {fs:g} Hz is too low: a sampling period above 2/z = {2 / z:.4g} s "
+                         f"makes b = K(1/z - T/2) negative; sample at more than {z / 2:.4g} Hz")
+    p0 = 2 / window ** 2
+    warnings = ()
+    if p0 > 0.1:
+        warnings = (f"the operating drop probability 2/W0^2 = {p0:.2f} (W0 = R+*C/N- = {window:.3g} packets) "
+                    "is above 0.1, where TCP timeouts, which the fluid model leaves out, dominate: "
+                    "check the design in simulation",)
+    return PiDesign(a, b, fs, k, z, wg, margin, c, n, r, warnings)
 
 
 def design_for_link(rate_bps: float, flows: float, rtt_s: float, *, packet_bytes: float = 1000,
