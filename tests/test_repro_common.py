@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aqmlab.repro.common import Claim, SeedMean, claim_notes, clearly_greater, tally
+from aqmlab.repro.common import Claim, SeedMean, claim_notes, clearly_greater, single_seed_caveat, tally
 
 
 def test_numpy_verdicts_count_like_python_ones() -> None:
@@ -39,8 +39,16 @@ def test_clearly_greater_says_true_false_or_cannot_tell() -> None:
     assert clearly_greater(SeedMean(1.0, 0.05, 5), SeedMean(0.9, 0.05, 5)) is None
     # the margin moves the bar: a must exceed b by 0.2 more than the noise
     assert clearly_greater(a, b, margin=0.2) is False
-    # one seed: the plain comparison
+    # one seed: the plain comparison, but a tie (80.0 kb/s windows both ways) cannot tell
     assert clearly_greater(SeedMean.of([1.0]), SeedMean.of([0.9])) is True
+    assert clearly_greater(SeedMean.of([0.9]), SeedMean.of([1.0])) is False
+    assert clearly_greater(SeedMean.of([80.0]), SeedMean.of([80.0])) is None
+    assert clearly_greater(SeedMean.of([1.0]), SeedMean.of([0.9]), margin=0.1) is None
+
+
+def test_single_seed_reports_say_their_verdicts_are_unreplicated() -> None:
+    assert "unreplicated" in single_seed_caveat(1) and "--quick" in single_seed_caveat(1)
+    assert single_seed_caveat(2) == ""
 
 
 def test_a_claim_within_noise_has_no_verdict_and_is_counted_apart() -> None:

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from .. import api
 
 __all__ = ["Claim", "Job", "SeedMean", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt", "save_figure",
-           "tally", "clearly_greater"]
+           "tally", "clearly_greater", "single_seed_caveat"]
 
 
 @dataclass(frozen=True)
@@ -127,17 +127,32 @@ def clearly_greater(a: SeedMean, b: SeedMean, z: float = 2.0, margin: float = 0.
 
     True when a − b − margin exceeds `z` standard errors of the difference, False when it falls
     short of zero by that much, None when the seeds cannot tell (the caller marks the claim
-    `within_noise`). With one seed (no standard error) it is the plain comparison.
+    `within_noise`). With one seed (no standard error) it is the plain comparison, except that a tie
+    (equal to within 1e-9 of the larger magnitude: identical runs, or windows quantised alike) cannot
+    tell either way and gives None; the report says the verdicts are unreplicated
+    (`single_seed_caveat`).
     """
     diff = a.mean - b.mean - margin
     se = math.hypot(a.se, b.se)
     if math.isnan(se):
+        if abs(diff) <= 1e-9 * max(abs(a.mean), abs(b.mean), abs(margin), 1e-300):
+            return None
         return diff > 0
     if diff > z * se:
         return True
     if diff < -z * se:
         return False
     return None
+
+
+def single_seed_caveat(n_seeds: int) -> str:
+    """A report header's warning when each point ran once (`--quick`): no ordering could be tested
+    against noise, so its verdicts are a smoke test, not evidence. Empty with two or more seeds."""
+    if n_seeds >= 2:
+        return ""
+    return ("**One seed per point: these verdicts are unreplicated.** With a single run no ordering can be "
+            "tested against the seeds' noise: an exact tie is \"within noise\", every other difference, however "
+            "small, decides the claim. Rerun without `--quick` for verdicts.")
 
 
 def save_figure(fig, out: Path, name: str, dpi: int = 100) -> str:
