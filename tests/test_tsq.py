@@ -170,6 +170,23 @@ def test_application_limited_tcp_sends_at_its_application_rate_when_uncongested(
     assert f["retransmits"] == 0 and f["drops"] == 0
 
 
+def test_write_to_delivery_delay_of_an_application_limited_flow() -> None:
+    """`app_delay_*` (docs/results.md): uncongested, a segment reaches the application one one-way
+    delay after its write; on a link slower than the application, the send backlog grows and so does
+    the delay, linearly: over the 20-s window its mean is about the backlog's mean age."""
+    free = aqmlab.run(tiny({"kind": "pi"}, [S.media_group("tcp-cbr", 128, 16)])).flows.iloc[0]
+    assert free["app_delay_mean_s"] == pytest.approx(free["delay_mean_s"], rel=0.02)
+    assert free["app_undelivered_segments"] <= 5  # at most one 300-ms RTT of 16 writes/s in flight
+    slow = aqmlab.run(tiny({"kind": "pi"}, [S.media_group("tcp-cbr", 256, 16)], rate="128Kbps")).flows.iloc[0]
+    # 256 Kb/s written into 128 Kb/s: half of each second's writes wait; at time t the oldest
+    # undelivered write is about t/2 old, so over [10, 30] s the mean is about 10 s
+    assert 8 < slow["app_delay_mean_s"] < 12 and slow["delay_mean_s"] < 2
+    assert slow["app_delay_p99_s"] > slow["app_delay_p50_s"] > slow["delay_p99_s"]
+    assert slow["app_undelivered_segments"] > 400  # ~30 s × 16 pkt/s written, ~half delivered
+    tcp = aqmlab.run(tiny({"kind": "pi"}, [{"kind": "tcp"}], duration="12s")).flows
+    assert "app_delay_mean_s" not in tcp or tcp["app_delay_mean_s"].isna().all()
+
+
 def e1_like(kind: str, hint: int, **queue) -> dict:
     ftp = {**S.FTP, "count": 49}
     return tiny({"kind": kind, **queue}, [ftp, S.media_group("tcp-cbr", 128, hint)], rate="8Mbps")

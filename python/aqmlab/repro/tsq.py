@@ -96,6 +96,11 @@ def extract_for(app: str, cdfs: bool):
                        media_p50_ms=float(np.nanmean(media["delay_p50_s"].to_numpy()) * 1e3),
                        media_qd=float(qs[:, 0].mean()), media_qt=float(qs[:, 1].mean()), media_q=float(qs[:, 2].mean()),
                        media_drop_pct=100 * float(media["drops"].sum()) / max(float(media["packets_sent"].sum()), 1.0))
+            if "app_delay_mean_s" in media and media["app_delay_mean_s"].notna().all():
+                # TCP driven by CBR: the listener's delay, write to in-order delivery (send backlog included)
+                app_delay = media["app_delay_mean_s"].to_numpy()
+                out.update(media_app_delay_ms=float(app_delay.mean() * 1e3),
+                           media_q_app=float(np.mean([_flow_quality(app, d, t)[2] for d, t in zip(app_delay, kbps)])))
         if len(ftp):
             kbps = ftp["goodput_bps"].to_numpy() * S.wire_per_payload("tcp") / 1e3
             out.update(ftp_kbps=float(kbps.mean()), ftp_q=float(np.mean([_flow_quality("ftp", 0.0, t)[2] for t in kbps])))
@@ -169,7 +174,7 @@ def run_all(p: Plan) -> dict[str, pd.DataFrame]:
 # ---- summaries ----
 
 SCALARS = ("media_q", "media_qd", "media_qt", "media_kbps", "media_delay_ms", "media_p50_ms", "media_drop_pct",
-           "ftp_kbps", "ftp_q", "queue_pkts", "drop_pct", "utilization")
+           "media_app_delay_ms", "media_q_app", "ftp_kbps", "ftp_q", "queue_pkts", "drop_pct", "utilization")
 
 
 def by_hint(df: pd.DataFrame) -> pd.DataFrame:
@@ -567,6 +572,8 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                              "needs a source whose rate falls with p′ as TCP's does."
                              if any(v is False and t.startswith(names["udp-cbr"]) for v, t in checks) else "")
                          if _verdict(checks) is not True else ""))
+    if "media_app_delay_ms" in h1 and "media_app_delay_ms" in h2:
+        c.append(_listener_delay_claim(h1, h2))
     if "e1_l300" in r:
         hl = by_hint(r["e1_l300"])
         ol, ql = optimum(hl)
@@ -580,6 +587,27 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                        "audio 1/25/50/75: " + " / ".join(f"{x:.3f}" for x in nt["media_q_norm"]) + "; FTP: " +
                        " / ".join(f"{x:.3f}" for x in nt["ftp_q_norm"]), None, "shown"))
     return c, info
+
+
+def _listener_delay_claim(h1: pd.DataFrame, h2: pd.DataFrame) -> Claim:
+    """S.2, shown: E1/E2 judged by the delay a listener sees, application write to in-order delivery
+    (the media source's send backlog and head-of-line blocking included), instead of the network
+    one-way delay the quality models are given (docs/tsq.md). The thesis does not say which it used."""
+    at = lambda h, hint, col: float(h.loc[h["hint"] == hint, col].iloc[0])  # noqa: E731
+    parts = []
+    for h, what in ((h1, "audio"), (h2, "video")):
+        on = h[h["hint"] > 0]
+        q = on["media_q_app"].to_numpy()
+        best = (f"best hint {int(on['hint'].iloc[int(q.argmax())])} ({q.max():.3f})" if q.max() > 0
+                else "0 at every hint (every mean beyond the 525-ms cliff of Q_d)")
+        parts.append(f"{what}: mean write-to-delivery delay PI alone {at(h, 0, 'media_app_delay_ms') / 1e3:.2f} s, "
+                     f"hint 6 {at(h, 6, 'media_app_delay_ms') / 1e3:.2f} s (network one-way {at(h, 0, 'media_delay_ms'):.0f} "
+                     f"and {at(h, 6, 'media_delay_ms'):.0f} ms); Q PI alone {at(h, 0, 'media_q_app'):.3f}, hint 6 "
+                     f"{at(h, 6, 'media_q_app'):.3f}, {best}")
+    return Claim("S.2", "issue #12 (sensitivity)", "E1/E2 with the listener's delay (write to in-order delivery, "
+                 "the send backlog included) in the quality models instead of the network one-way delay", "—",
+                 "; ".join(parts), None, "shown: a TCP source below its application's rate accumulates an unbounded "
+                 "backlog, so this delay grows with the run's length; the thesis gives no number to compare")
 
 
 def _add_notes(c: list[Claim], r: dict[str, pd.DataFrame], n5: pd.DataFrame) -> None:
@@ -613,9 +641,9 @@ def _add_notes(c: list[Claim], r: dict[str, pd.DataFrame], n5: pd.DataFrame) -> 
 # ---- report ----
 
 def _hint_table(h: pd.DataFrame) -> str:
-    cols = ["hint", "media_q", "media_q_se", "media_qd", "media_qt", "media_delay_ms", "media_kbps", "media_drop_pct",
-            "ftp_kbps", "queue_pkts", "drop_pct"]
-    t = h[cols].copy()
+    cols = ["hint", "media_q", "media_q_se", "media_qd", "media_qt", "media_delay_ms", "media_app_delay_ms",
+            "media_kbps", "media_drop_pct", "ftp_kbps", "queue_pkts", "drop_pct"]
+    t = h[[c for c in cols if c in h]].copy()
     t["hint"] = t["hint"].map(lambda x: "PI alone" if x == 0 else str(int(x)))
     return frame_table(t)
 

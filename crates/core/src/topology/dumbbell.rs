@@ -26,6 +26,7 @@ use crate::traffic::proshare::ProshareSource;
 use crate::traffic::udp::{UdpPattern, UdpSource};
 use crate::transport::tcp::{RttHintSource, TcpReceiver, TcpSender, TcpSenderStats};
 use crate::transport::tfrc::{self, TfrcReceiver, TfrcSender};
+use super::app_latency::AppLatency;
 use super::edge_rtt::EdgeRttMonitor;
 use super::link_rate::LinkRate;
 use rand::Rng as _;
@@ -139,6 +140,8 @@ pub struct FlowCounters {
     pub lost_sent_after_warmup: u64,
     /// Data packets sent at or after the warm-up that reached the receiver.
     pub received_sent_after_warmup: u64,
+    /// An `app_rate` TCP flow's write-to-delivery latency.
+    pub app_latency: AppLatency,
 }
 
 /// A TCP flow's congestion window integrated over the current time-series bin
@@ -861,7 +864,9 @@ impl<'s> World<'s> {
             }
             (Endpoint::Tcp { cfg, receiver, .. }, _) => {
                 record_delivery(&mut flow.counters, now, &pkt, sc.warmup);
+                let in_order_before = receiver.rcv_nxt();
                 receiver.on_data(&sc.tcp_configs[*cfg as usize], now, &pkt, &mut self.tx_buf);
+                flow.counters.app_latency.on_delivered(now, in_order_before, receiver.rcv_nxt(), now >= sc.warmup);
                 self.transmit(now, f, false);
                 self.arm_receiver_timer(f);
             }
@@ -1029,6 +1034,7 @@ impl<'s> World<'s> {
         let cfg = &sc.tcp_configs[*cfg as usize];
         sender.app_write(cfg, now, 1, &mut self.tx_buf);
         let gap = Dur::transmission(cfg.mss, rate).max(Dur(1));
+        flow.counters.app_latency.on_write(now, gap);
         self.transmit(now, f, true);
         self.arm_sender_timer(f);
         self.events.schedule(now + gap, Event::AppWrite(f as u32));
@@ -1331,6 +1337,9 @@ impl<'s> World<'s> {
                 "delay_p99_s": c.delay.quantile_s(0.99),
             });
             o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            if let (Endpoint::Tcp { receiver, .. }, Some(_)) = (&f.endpoint, spec.app_rate_bps) {
+                o.as_object_mut().unwrap().extend(app_latency_json(&c.app_latency, receiver.rcv_nxt()));
+            }
             if let Some(h) = spec.http {
                 o["http_browser"] = h.browser.into();
                 o["http_slot"] = h.slot.into();
@@ -1470,6 +1479,19 @@ fn delivered(e: &Endpoint) -> u64 {
 }
 
 #[inline]
+/// The `app_rate` columns of a TCP flow (docs/results.md): write-to-delivery latency of the
+/// segments delivered after the warm-up, and what was written but not delivered at the end.
+fn app_latency_json(a: &AppLatency, rcv_nxt: u32) -> serde_json::Map<String, serde_json::Value> {
+    let h = a.latency();
+    let serde_json::Value::Object(m) = serde_json::json!({
+        "app_delay_mean_s": h.mean_s(),
+        "app_delay_p50_s": h.quantile_s(0.50),
+        "app_delay_p99_s": h.quantile_s(0.99),
+        "app_undelivered_segments": a.undelivered(rcv_nxt),
+    }) else { unreachable!("a JSON object") };
+    m
+}
+
 fn record_delivery(c: &mut FlowCounters, now: Time, pkt: &Packet, warmup: Time) {
     if now >= warmup {
         c.packets_delivered += 1;

@@ -1,5 +1,6 @@
 //! Topologies: the dumbbell today; the world type owns the event loop.
 
+pub mod app_latency;
 pub mod dumbbell;
 pub mod edge_rtt;
 pub mod link_rate;
