@@ -81,6 +81,8 @@ def test_same_seed_gives_identical_results() -> None:
         ("beta_init", 20.0, r"queue\.beta_init: must be in \[beta_min, beta_max\] = \[0\.5, 10\], got 20"),
         ("vth_n2", 10.0, r"queue\.vth_n2: must be a finite number >= vth_n1 \(30\), got 10"),
         ("count_reset", "sometimes", r"queue\.count_reset.*on-update.*never"),
+        ("cap_test", "after-add", r"queue\.cap_test.*with-arrival.*before-arrival"),
+        ("vth_per_flow_lo", "9000B", r"queue\.vth_per_flow_lo: must be at most vth_per_flow_hi \(8000B\), got 9000B"),
         ("weighted", 3, r"queue\.weighted"),
     ],
 )

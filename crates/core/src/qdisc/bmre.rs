@@ -72,6 +72,10 @@
 //!   `w·vmax_q/Σw` and `w·BW/Σw`. A recycled slot given to a flow of another weight adjusts
 //!   `Σw` by the difference (the thesis does not say).
 //! * **A12**: byte constants do not change with the packet size.
+//! * **Cap test** (spec §2.5 "hard cap"): `cap_test = "with-arrival"` (default) tests eq. 3.6 on
+//!   `q[i]` with the arriving packet added (Appendix lines 20, 24), so a flow holds at most 3
+//!   packets of 1000 B under a 4000-B cap, though §3.3 sizes that cap as 4 packets (Morris's
+//!   rule); `"before-arrival"` tests the occupancy the packet finds ([`CapTest`]).
 //! * Drops never touch `avg_q`; the departure-side `update_beta` check runs before `update_gq`.
 //!
 //! # Counters
@@ -110,6 +114,26 @@ pub enum LimitCheck {
     Literal,
     /// `q + size > limit`.
     Strict,
+}
+
+/// Which occupancy the per-flow exponential drop (eq. 3.6) tests against the cap `max_th_f`.
+///
+/// The Appendix adds the packet first (line 20, `q[i] = q[i] + p.size`) and then tests
+/// `pow(q[i]/max_th, β[i])` (line 24), so `q[i] ≥ max_th_f` is a certain drop and a flow holds
+/// at most `⌈max_th_f/size⌉ − 1` packets: 3 of 1000 B at the severe-mode 4000 B (spec §2.5,
+/// "hard cap"). §3.3 calls 4000 B the "minimum number of packets" after Morris's rule that TCP
+/// needs about 4 buffered packets per flow for fast retransmit (§2, ref. [17]); testing the
+/// occupancy before the arrival holds 4.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapTest {
+    /// `p = (q[i]/max_th_f)^β[i]` with the arriving packet counted in `q[i]` (Appendix lines
+    /// 20 and 24, as printed).
+    #[default]
+    WithArrival,
+    /// `p = ((q[i] − size)/max_th_f)^β[i]`: the occupancy the packet finds, so a flow can fill its
+    /// cap (4 packets of 1000 B at 4000 B), overshooting it by less than one packet.
+    BeforeArrival,
 }
 
 /// Scenario keys of `kind = "bmre"`. Defaults: the Appendix constants (spec §2.1) and the vth
@@ -168,6 +192,10 @@ pub struct BmreParams {
     /// A5: `"literal"` (default) or `"strict"`.
     #[serde(default)]
     pub limit_check: LimitCheck,
+    /// The per-flow drop's occupancy: `"with-arrival"` (default, as printed) or
+    /// `"before-arrival"` ([`CapTest`]).
+    #[serde(default)]
+    pub cap_test: CapTest,
     /// Weighted BMRE (§4.4): weight = class + 1 (2 TOS bits). Default false.
     #[serde(default)]
     pub weighted: bool,
@@ -265,6 +293,12 @@ impl BmreParams {
         if !(self.vth_n1 >= 1.0 && self.vth_n1.is_finite()) {
             return Err(ConfigError::new(key("vth_n1"), format!("must be a number of flows >= 1, got {}", self.vth_n1)));
         }
+        if self.vth_per_flow_lo.0 > self.vth_per_flow_hi.0 {
+            return Err(ConfigError::new(
+                key("vth_per_flow_lo"),
+                format!("must be at most vth_per_flow_hi ({}B), got {}B", self.vth_per_flow_hi.0, self.vth_per_flow_lo.0),
+            ));
+        }
         if !(self.vth_n2 >= self.vth_n1 && self.vth_n2.is_finite()) {
             return Err(ConfigError::new(key("vth_n2"), format!("must be a finite number >= vth_n1 ({}), got {}", self.vth_n1, self.vth_n2)));
         }
@@ -290,6 +324,7 @@ impl BmreParams {
             },
             count_reset: self.count_reset,
             limit_check: self.limit_check,
+            cap_test: self.cap_test,
             weighted: self.weighted,
         };
         Ok(Bmre::new(cfg))
@@ -364,6 +399,7 @@ pub struct BmreConfig {
     vth: Vth,
     count_reset: CountReset,
     limit_check: LimitCheck,
+    cap_test: CapTest,
     weighted: bool,
 }
 
@@ -707,8 +743,12 @@ impl Qdisc for Bmre {
         if self.slots[i].count >= 4.0 * cap {
             self.update_beta(i);
         }
-        // [23-26] per-flow exponential drop, eq. 3.6.
-        let p = (self.slots[i].q / cap).powf(self.slots[i].beta);
+        // [23-26] per-flow exponential drop, eq. 3.6, on the occupancy `cap_test` names.
+        let held = match self.cfg.cap_test {
+            CapTest::WithArrival => self.slots[i].q,
+            CapTest::BeforeArrival => self.slots[i].q - size,
+        };
+        let p = (held / cap).powf(self.slots[i].beta);
         if p >= 1.0 || rng.gen::<f64>() < p {
             self.slots[i].q -= size;
             self.counters.drops_exp += 1;

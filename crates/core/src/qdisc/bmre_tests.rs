@@ -195,7 +195,7 @@ fn zero_time_gap_uses_the_limit_size_over_k() {
 fn dropped_packets_do_not_update_the_estimate() {
     // Cap 2000 B with one flow: the 2nd 1000-B packet makes q = 2000 = max_th_f, p = 1: dropped;
     // its rate and qtime are untouched.
-    let mut t = Trace::new("vth_per_flow_hi = \"2000B\"");
+    let mut t = Trace::new("vth_per_flow_hi = \"2000B\"\nvth_per_flow_lo = \"2000B\"");
     assert_eq!(t.arrive(1, 1000), ACCEPT);
     let before = t.b.flow_state(1).unwrap();
     t.now = ms(1);
@@ -216,6 +216,30 @@ fn hard_cap_at_max_th_f() {
             t.arrive(1, 1000);
         }
         assert!(t.b.flow_state(1).unwrap().2 <= 7000.0);
+    }
+}
+
+#[test]
+fn cap_test_before_arrival_lets_a_flow_fill_its_cap() {
+    // Severe-mode cap 4000 B (vth_per_flow_hi = lo = 4000 B, one flow): with-arrival, the 4th
+    // 1000-B packet makes q[i] = 4000 = cap, p = 1, always dropped (3 held, spec §2.5). Before-
+    // arrival it is tested on the 3000 B it finds, p = 0.75^7.5 = 0.116, so it gets in on one of
+    // the 17 further tries in nearly every seed; a 5th finds 4000 B, p = 1.
+    let base = "vth_per_flow_hi = \"4000B\"\nvth_per_flow_lo = \"4000B\"\n";
+    for (mode, can_fill) in [("with-arrival", false), ("before-arrival", true)] {
+        let mut filled = 0;
+        for seed in 0..200 {
+            let mut t = Trace::new(&format!("{base}cap_test = \"{mode}\""));
+            t.rng = stream(seed, StreamId::Queue(0));
+            assert_eq!(t.b.max_th_f(), 4000.0);
+            for _ in 0..20 {
+                t.arrive(1, 1000);
+            }
+            let held = t.b.flow_state(1).unwrap().2;
+            assert!(held <= if can_fill { 4000.0 } else { 3000.0 }, "{mode} seed {seed}: {held}");
+            filled += (held == 4000.0) as u32;
+        }
+        assert_eq!(filled > 0, can_fill, "{mode}: {filled} of 200 seeds held 4 packets");
     }
 }
 
@@ -540,9 +564,13 @@ fn bad_values_are_rejected_naming_the_key() {
         ("timeout = \"0s\"", "queue.timeout"),
         ("vth_n1 = 0.5", "queue.vth_n1"),
         ("vth_n2 = 10.0", "queue.vth_n2"),
+        ("vth_per_flow_lo = \"9000B\"", "queue.vth_per_flow_lo"),
     ] {
         let e = error(text);
         assert!(e.starts_with(key), "{text}: {e}");
     }
     assert!(error("beta_init = 20.0").contains("[0.5, 10]"));
+    assert!(error("vth_per_flow_lo = \"9000B\"").contains("at most vth_per_flow_hi (8000B), got 9000B"));
+    let e = toml::from_str::<BmreParams>("cap_test = \"after\"").unwrap_err().to_string();
+    assert!(e.contains("with-arrival") && e.contains("before-arrival"), "{e}");
 }

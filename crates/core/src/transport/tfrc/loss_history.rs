@@ -7,8 +7,9 @@
 //!   the first lost packet of the next (§5.3). `I_0`, the open interval, counts the packets since
 //!   the start of the most recent loss event, up to the highest sequence number received.
 //! * **Average** (§5.4), `n = 8`, weights `1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2`:
-//!   `I_tot0 = Σ_{i=0}^{n−1} I_i·w_i`, `I_tot1 = Σ_{i=1}^{n} I_i·w_{i−1}`, each over the intervals
-//!   that exist, divided by the sum of the weights used; `I_mean = max(both)`, `p = 1/I_mean`.
+//!   `I_tot0 = Σ_{i=0}^{n−1} I_i·w_i`, `I_tot1 = Σ_{i=1}^{n} I_i·w_{i−1}`, both divided by the one
+//!   `W_tot = Σ_{i=0}^{n−1} w_i`; with `k < 8` closed intervals `n = k`; `I_mean = max(both)`,
+//!   `p = 1/I_mean`.
 //!   Worked number: closed intervals all 100 and `I_0 = 50` give `I_tot1/W = 100`, so `p = 0.01`
 //!   (the open interval only counts when it raises the mean).
 //! * The first loss event (§6.3.1) has no earlier interval: a synthetic `I_1 = 1/p` is pushed,
@@ -81,24 +82,23 @@ impl LossHistory {
     }
 
     /// `I_mean` (§5.4) with open interval `i0`.
+    ///
+    /// With `k` closed intervals, `n = min(k, 8)` (§5.4: with fewer than `n` closed intervals `k`
+    /// replaces `n`; Linux `tfrc_lh_calc_i_mean` does the same): `I_tot0 = Σ_{i=0}^{n−1} I_i·w_i`,
+    /// `I_tot1 = Σ_{i=1}^{n} I_i·w_{i−1}`, one `W_tot = Σ_{i=0}^{n−1} w_i` for both,
+    /// `I_mean = max(I_tot0, I_tot1)/W_tot`. So `I_0 = 300`, `I_1 = 100` gives 300.
     pub fn mean_interval(&self, i0: f64) -> f64 {
-        let n = WEIGHTS.len();
-        let k = self.closed.len();
-        if k == 0 {
+        let n = self.closed.len().min(WEIGHTS.len());
+        if n == 0 {
             return i0;
         }
-        // I_tot0 over I_0..I_{n-1}; I_tot1 over I_1..I_n.
-        let (mut tot0, mut w0) = (i0 * WEIGHTS[0], WEIGHTS[0]);
-        for (i, &iv) in self.closed.iter().take(n - 1).enumerate() {
-            tot0 += iv * WEIGHTS[i + 1];
-            w0 += WEIGHTS[i + 1];
-        }
-        let (mut tot1, mut w1) = (0.0, 0.0);
-        for (i, &iv) in self.closed.iter().take(n).enumerate() {
-            tot1 += iv * WEIGHTS[i];
-            w1 += WEIGHTS[i];
-        }
-        (tot0 / w0).max(tot1 / w1)
+        let w = &WEIGHTS[..n];
+        let w_tot: f64 = w.iter().sum();
+        // I_tot0 over I_0..I_{n-1}: the open interval then the n − 1 most recent closed ones.
+        let tot0 = i0 * w[0] + self.closed.iter().zip(&w[1..]).map(|(iv, wi)| iv * wi).sum::<f64>();
+        // I_tot1 over I_1..I_n with w_0..w_{n-1}.
+        let tot1: f64 = self.closed.iter().zip(w).map(|(iv, wi)| iv * wi).sum();
+        tot0.max(tot1) / w_tot
     }
 
     /// Loss events so far.

@@ -47,6 +47,57 @@ fn average_loss_interval_uses_the_rfc_weights() {
     assert!((h.mean_interval(200.0) - 610.0 / 6.0).abs() < 1e-9);
 }
 
+/// A history whose closed intervals are `closed` (most recent first, `I_1, I_2, …`): the oldest is
+/// the synthetic first interval (§6.3.1), each later one the distance between two events' first
+/// losses, events 1 s apart with R = 10 ms.
+fn history_with(closed: &[u32]) -> LossHistory {
+    let mut h = LossHistory::default();
+    let ms = |m: u64| Time(m * 1_000_000);
+    let r = Dur::from_millis(10);
+    let (&oldest, rest) = closed.split_last().expect("at least one interval");
+    h.on_gap((0, ms(0)), (2, ms(2)), 1, r, || oldest as f64);
+    let mut seq = 0u32;
+    for (k, &gap) in rest.iter().rev().enumerate() {
+        seq += gap;
+        let t = 1000 * (k as u64 + 1);
+        assert!(h.on_gap((seq, ms(t)), (seq + 2, ms(t + 2)), seq + 1, r, || unreachable!()));
+    }
+    assert_eq!(h.closed().collect::<Vec<_>>(), closed.iter().map(|&c| c as f64).collect::<Vec<_>>());
+    h
+}
+
+#[test]
+fn average_loss_interval_with_one_closed_interval() {
+    // RFC 5348 §5.4 with k = 1 < n closed intervals: n is replaced by k, so I_tot0 = I_0·w_0,
+    // I_tot1 = I_1·w_0, W_tot = w_0 (Linux tfrc_lh_calc_i_mean computes the same). I_0 = 300,
+    // I_1 = 100 → I_mean = max(300, 100)/1 = 300. Dividing I_0 + I_1 by w_0 + w_1 gave 200.
+    let h = history_with(&[100]);
+    assert_eq!(h.mean_interval(300.0), 300.0);
+    // The open interval only counts when it raises the mean: I_0 = 50 → I_1 = 100.
+    assert_eq!(h.mean_interval(50.0), 100.0);
+}
+
+#[test]
+fn average_loss_interval_with_two_closed_intervals() {
+    // k = 2: I_tot0 = I_0·1 + I_1·1, I_tot1 = I_1·1 + I_2·1, W_tot = w_0 + w_1 = 2.
+    // I_1 = 100, I_2 = 40: I_0 = 300 → max(400, 140)/2 = 200; I_0 = 10 → max(110, 140)/2 = 70.
+    // (Summing I_0..I_2 over three weights gave 440/3 = 146.7 and 150/3 → max with 70 = 70.)
+    let h = history_with(&[100, 40]);
+    assert_eq!(h.mean_interval(300.0), 200.0);
+    assert_eq!(h.mean_interval(10.0), 70.0);
+}
+
+#[test]
+fn average_loss_interval_with_eight_closed_intervals() {
+    // k = n = 8: I_tot0 over I_0..I_7 with w_0..w_7, I_tot1 over I_1..I_8 with w_0..w_7, W_tot = 6.
+    // I_1..I_8 = 80, 70, 60, 50, 40, 30, 20, 10. I_tot1 = 80+70+60+50 + 0.8·40 + 0.6·30 + 0.4·20
+    // + 0.2·10 = 260 + 32 + 18 + 8 + 2 = 320 → 53.33. I_0 = 200: I_tot0 = 200+80+70+60 + 0.8·50
+    // + 0.6·40 + 0.4·30 + 0.2·20 = 410 + 40 + 24 + 12 + 4 = 490 → 81.67.
+    let h = history_with(&[80, 70, 60, 50, 40, 30, 20, 10]);
+    assert!((h.mean_interval(0.0) - 320.0 / 6.0).abs() < 1e-12);
+    assert!((h.mean_interval(200.0) - 490.0 / 6.0).abs() < 1e-12);
+}
+
 #[test]
 fn losses_within_one_rtt_are_one_event() {
     let mut h = LossHistory::default();
