@@ -28,7 +28,7 @@ import pandas as pd  # noqa: E402
 from . import bmre_drop_events as E2  # noqa: E402
 from . import bmre_scenarios as S  # noqa: E402
 from .common import (Claim, Job, SeedMean, Timer, claim_notes, claims_table, clearly_greater, ensure_dir, fmt,  # noqa: E402
-                     frame_table, run_jobs, save_figure, tally)
+                     frame_table, run_jobs, save_figure, single_seed_caveat, tally)
 
 N_FULL = (5, 10, 20, 30, 50, 70, 90, 100, 150, 200, 250, 300, 350, 400, 500, 650, 800)
 N_QUICK = (10, 50, 100, 350, 650)
@@ -899,6 +899,7 @@ def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internal
     command = command or command_line(p)
     n_sens = 0 if sens is None else len(sens)
     n_e2 = 0 if drop_events is None else len(drop_events)
+    caveat = single_seed_caveat(len(p.seeds))
     lines = [
         "# BMRE (Cho 2002) reproduction",
         "",
@@ -906,6 +907,7 @@ def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internal
         f"{len(p.seeds)} seed(s) per point, {p.duration_s:g}-s runs, wall {minutes:.1f} min. Spec: "
         "`specs/seed003-bmre.md`; algorithm notes: docs/bmre.md.",
         "",
+        *([caveat, ""] if caveat else []),
         f"**{tally(cl)}.** 'Within noise': the criterion compares quantities whose difference is inside 2 standard "
         "errors over seeds, so neither verdict can be given.",
         "",
