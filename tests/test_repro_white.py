@@ -52,7 +52,7 @@ def plan(grid_alpha=(0.0, 0.65, 1.6), grid_beta=(1.0, 1.4)) -> W.Plan:
 
 def grid(p: W.Plan, jfi=lambda aqm, a, b: 0.9, jitter: float = 0.001) -> pd.DataFrame:
     return pd.DataFrame([{"aqm": aqm, "exp": "exp1", "alpha": a, "beta": b, "seed": s, "jfi": jfi(aqm, a, b) + jitter * (i - 2)}
-                         for aqm in ("chardonnay", "chablis", "chardonnay_pa", "chablis_pa")
+                         for aqm in W.WHITE_AQMS
                          for a in p.grid_alpha for b in p.grid_beta for i, s in enumerate(SEEDS)])
 
 
@@ -134,6 +134,26 @@ def test_w1_fails_and_names_the_period() -> None:
     put(df, "chardonnay", "exp6", "C_jfi", 0.70, 0.001)
     c = by_ident(df)["W1"]
     assert c.verdict == "does not hold" and "fails in 6C" in c.why
+
+
+# ---- the readings: each claims table reads its own Chardonnay rows ----
+
+def test_each_reading_scores_its_own_chardonnay_rows() -> None:
+    """W1 under the default fails on the default rows; under `_pa` and `_lit` it reads chardonnay_pa and
+    chardonnay_lit (renamed), so the same frame gives one verdict per reading."""
+    df = frame()
+    for aqm, jfi in (("red", 0.80), ("chardonnay", 0.60), ("chardonnay_pa", 0.70), ("chardonnay_lit", 0.97)):
+        for e in W.STATIC:
+            put(df, aqm, e, "jfi", jfi, 0.001)
+        for e in W.DYNAMIC:
+            for k in S.PERIODS:
+                put(df, aqm, e, f"{k}_jfi", jfi, 0.001)
+    p = plan()
+    got = {r: {c.ident: c.verdict for c in W.claims(df, grid(p), p, r)} for r in W.READINGS}
+    assert got[""]["W1"] == "does not hold"
+    assert got["_pa"]["W1-pa"] == "does not hold"
+    assert got["_lit"]["W1-lit"] == "holds"
+    assert "W1" not in got["_lit"] and "W1-lit" not in got[""]
 
 
 # ---- W10d/W10e: the Exp 5/6 column swap decides Chablis vs Chardonnay in 5A ----

@@ -430,12 +430,26 @@ mod tests {
 
     #[test]
     fn zero_exponents_or_equal_hints_decide_exactly_as_red() {
+        // Under both readings that keep ns-2's count spacing a factor of exactly 1 is RED.
         let spread = |i: usize| (20 + 10 * (i % 30)) as u16;
-        let (red, white) = verdicts_of(params("alpha = 0.0\nbeta = 0.0"), spread);
-        assert!(red.iter().any(|v| matches!(v, Verdict::Dropped(_))), "the test must reach RED's drop region");
-        assert_eq!(red, white);
-        let (red, white) = verdicts_of(params(""), |_| 100);
-        assert_eq!(red, white);
+        for combine in ["scale_pb_before_count", "scale_pa_after_count"] {
+            let (red, white) = verdicts_of(params(&format!("alpha = 0.0\nbeta = 0.0\ncombine = \"{combine}\"")), spread);
+            assert!(red.iter().any(|v| matches!(v, Verdict::Dropped(_))), "the test must reach RED's drop region");
+            assert_eq!(red, white, "{combine}: zero exponents");
+            let (red, white) = verdicts_of(params(&format!("combine = \"{combine}\"")), |_| 100);
+            assert_eq!(red, white, "{combine}: equal hints");
+        }
+    }
+
+    #[test]
+    fn literal_reading_with_factor_one_is_red_without_count_spacing() {
+        // `literal_no_count` tests p_b·factor directly: zero exponents and equal hints (both a factor
+        // of exactly 1) decide alike, and differ from RED, whose count spacing is gone.
+        let spread = |i: usize| (20 + 10 * (i % 30)) as u16;
+        let (red, flat) = verdicts_of(params("alpha = 0.0\nbeta = 0.0\ncombine = \"literal_no_count\""), spread);
+        let (_, equal) = verdicts_of(params("combine = \"literal_no_count\""), |_| 100);
+        assert_eq!(flat, equal);
+        assert_ne!(red, flat);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::metrics::flow_counter::FlowCounter;
 use crate::metrics::pcap::PcapWriter;
 use crate::metrics::{Histogram, QueueMonitor};
 use crate::packet::{Packet, PacketKind};
-use crate::qdisc::{AnyQdisc, ClassStats, DropBuf, Qdisc, QdiscStats, Verdict};
+use crate::qdisc::{AnyQdisc, ClassStats, DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, LinkSpec, Scenario};
 use crate::traffic::transfers::TransferRecord;
@@ -113,6 +113,9 @@ pub struct FlowCounters {
     pub drops: u64,
     /// Packets of this flow ECN-marked.
     pub marks: u64,
+    /// Of `drops`, the arrivals a discipline refused by its early (probabilistic) decision
+    /// (`DropKind::Early`); forced, overflow and in-queue drops are the rest.
+    pub drops_early: u64,
     /// Wire bytes of this flow's data that crossed the bottleneck after warm-up.
     pub throughput_bytes: u64,
     /// Wire bytes of the flow's data that arrived at its bottleneck queue (whole run; counted
@@ -618,7 +621,10 @@ impl<'s> World<'s> {
         match verdict {
             Verdict::Enqueued => {}
             Verdict::Marked if measuring => counters.marks += 1,
-            Verdict::Dropped(_) if measuring => counters.drops += 1,
+            Verdict::Dropped(kind) if measuring => {
+                counters.drops += 1;
+                counters.drops_early += u64::from(kind == DropKind::Early);
+            }
             Verdict::Marked | Verdict::Dropped(_) => {}
         }
         if matches!(verdict, Verdict::Dropped(_)) {
@@ -1328,6 +1334,7 @@ impl<'s> World<'s> {
                 "packets_sent": c.packets_sent,
                 "packets_delivered": c.packets_delivered,
                 "drops": c.drops,
+                "drops_early": c.drops_early,
                 "marks": c.marks,
                 "retransmits": retransmits,
                 "timeouts": timeouts,
