@@ -34,7 +34,7 @@ import pandas as pd  # noqa: E402
 from ..metrics import jain_index  # noqa: E402
 from . import white_scenarios as S  # noqa: E402
 from .common import (Claim, Job, SeedMean, Timer, claim_notes, claims_table, clearly_greater, ensure_dir, fmt,  # noqa: E402
-                     frame_table, run_jobs, save_figure, tally)
+                     frame_table, run_jobs, save_figure, single_seed_caveat, tally)
 
 AQMS = ("red", "fred", "csfq", "drr", "chardonnay", "chablis", "chardonnay_pa", "chablis_pa", "chardonnay_lit",
         "chablis_lit")
@@ -1090,6 +1090,7 @@ def _csfq_buffer_sentence(sens: pd.DataFrame | None, red_lone_mbps: float) -> st
 
 def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
                  cl: list[Claim], cl_alt: dict[str, list[Claim]], minutes: float) -> None:
+    caveat = single_seed_caveat(len(p.seeds))
     lines = [
         "# Lee 2002, *WHITE: RTT-aware RED* — reproduction",
         "",
@@ -1102,6 +1103,7 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "A cluster switched off pauses its application and keeps its connection, which slow-starts from the "
         "initial window when it returns (ns-2's `slow_start_restart_`; sensitivity: a new connection).",
         "",
+        *([caveat, ""] if caveat else []),
         f"**{tally(cl)}.** "
         + "".join(f"Under WHITE's reading `{S.COMBINE[r[1:]]}` (not counted): {tally(c)}. " for r, c in cl_alt.items())
         + "AECN (Zheng & Kinicki 2002, the RTT-class RED the thesis cites) is implemented (`kind = \"aecn\"`) but "
