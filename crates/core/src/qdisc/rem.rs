@@ -280,7 +280,7 @@ impl Rem {
         } else {
             Limit::Packets(u64::from(cfg.limit))
         };
-        let mark_draws = if cfg.ecn { VecDeque::with_capacity(cfg.limit as usize) } else { VecDeque::new() };
+        let mark_draws = if cfg.ecn { VecDeque::with_capacity(reserve.initial_capacity()) } else { VecDeque::new() };
         Rem {
             next_update_at: Time(cfg.interval.0),
             cfg,
