@@ -1,11 +1,14 @@
 """Cross-check against ns-2.35 (Debian's `ns2` package): the WHITE thesis's static dumbbells (Lee 2002,
-Exps 1–4, 30 Reno flows, 10 Mb/s) under RED, drop-tail and DRR, run in both simulators with the same
-settings (`validation/ns2/white_dumbbell.tcl` mirrors `aqmlab.repro.white_scenarios`).
+Exps 1–4, 30 Reno flows, 10 Mb/s) under RED, drop-tail, DRR and REM, run in both simulators with the
+same settings (`validation/ns2/white_dumbbell.tcl` mirrors `aqmlab.repro.white_scenarios`).
 
 Compared per experiment and discipline, seed means: aggregate goodput, drop rate, timeouts, Jain's
 index and each RTT cluster's mean per-flow goodput. Tolerances (fixed before the first comparison,
 as the ns-3 cross-check's): goodput 3 %, drop rate 25 %, timeouts 30 %, Jain's index 0.05, cluster
-means 15 % (25 % for a lone flow, whose goodput varies most from seed to seed).
+means 15 % (25 % for a lone flow, whose goodput varies most from seed to seed). REM (ns-2 `Queue/REM`
+with its ns-default.tcl values; the dumbbell's 30-packet buffer, "rem", or 100 packets, "rem-b100") is
+also held to the bottleneck's time-average queue length: 15 % (fixed with the others before its first
+comparison; docs/rem.md).
 
     python -m aqmlab.ns2ref          # prints the markdown table of docs/validation.md §4
 """
@@ -30,10 +33,18 @@ SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_dum
 PROFILE = W.RedProfile("thresholds-3-9", 30, 3, 9, 0.1)  # the WHITE reproduction's calibrated RED
 SEEDS = (1, 2, 3, 4, 5)
 CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1-offgrid", "droptail"),
-         ("exp1", "droptail"), ("exp1", "drr"), ("exp3", "drr"), ("exp4", "drr"))
+         ("exp1", "droptail"), ("exp1", "drr"), ("exp3", "drr"), ("exp4", "drr"),
+         ("exp1", "rem"), ("exp2", "rem"), ("exp3", "rem"), ("exp4", "rem"),
+         ("exp1-offgrid", "rem"), ("exp2-offgrid", "rem"), ("exp3-offgrid", "rem"), ("exp4-offgrid", "rem"),
+         ("exp1", "rem-b100"), ("exp2", "rem-b100"), ("exp3", "rem-b100"), ("exp4", "rem-b100"))
 OFFGRID_STEP_MS = 0.037  # flow i's access delay + i·0.037 ms: no two RTTs a whole number of packet times apart
 
-TOLERANCE = {"goodput": 0.03, "drop_rate": 0.25, "timeouts": 0.30, "jfi": 0.05, "cluster": 0.15, "lone_flow": 0.25}
+TOLERANCE = {"goodput": 0.03, "drop_rate": 0.25, "timeouts": 0.30, "jfi": 0.05, "cluster": 0.15, "lone_flow": 0.25,
+             "mean_queue": 0.15}
+MEAN_QUEUE_CHECKED = ("rem", "rem-b100")  # disciplines whose time-average queue is compared (REM controls the backlog)
+# REM's buffer: the dumbbell's 30 packets ("rem"), or 100 ("rem-b100"): with pbo_ = 20 a 30-packet buffer
+# overflows before the price leaves 0, so REM acts as drop-tail there (docs/rem.md).
+REM_LIMITS = {"rem": PROFILE.limit, "rem-b100": 100}
 
 
 def ns_binary() -> str:
@@ -46,16 +57,19 @@ def ns_binary() -> str:
 
 @dataclass(frozen=True)
 class Run:
-    """One simulation's outcome: per-flow goodput (b/s), timeouts, and the bottleneck's drop rate."""
+    """One simulation's outcome: per-flow goodput (b/s), timeouts, and the bottleneck's drop rate and
+    time-average length (packets, after warmup)."""
 
     goodput: np.ndarray
     timeouts: int
     drop_rate: float
+    mean_queue: float
 
 
 def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
     """Runs `exp` in ns-2 and parses its per-flow and queue lines."""
-    args = [ns_binary(), str(SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", queue, str(PROFILE.limit),
+    kind, limit = ("rem", REM_LIMITS[queue]) if queue in REM_LIMITS else (queue, PROFILE.limit)
+    args = [ns_binary(), str(SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", kind, str(limit),
             f"{PROFILE.min_th:g}", f"{PROFILE.max_th:g}", f"{PROFILE.max_p:g}", *(f"{d:.6g}" for d in exp.access_ms)]
     proc = subprocess.run(args, capture_output=True, check=True)
     # ns-2 prints a warning per packet for the 0-byte header on the same stdout: keep our lines.
@@ -64,17 +78,27 @@ def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
     queue_line = re.search(r"queue (\d+) (\d+)", text)
     if len(flows) != len(exp.access_ms) or queue_line is None:
         raise AqmlabError(f"ns-2 output for {exp.name}/{queue} seed {seed} is incomplete: {len(flows)} flow lines")
+    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
+    if qmean is None:
+        raise AqmlabError(f"ns-2 output for {exp.name}/{queue} seed {seed} has no qmean line")
     arrivals, drops = (int(x) for x in queue_line.groups())
-    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals)
+    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
+               float(qmean.group(1)))
 
 
 def run_aqmlab(exp: W.Experiment, queue: str, seed: int) -> Run:
     """The same experiment in aqmlab (the WHITE reproduction's scenario)."""
-    spec = W.queue(queue, PROFILE) if queue in ("red", "drr") else {"kind": "droptail", "limit": PROFILE.limit}
+    if queue in ("red", "drr"):
+        spec = W.queue(queue, PROFILE)
+    elif queue in REM_LIMITS:
+        spec = {"kind": "rem", "limit": REM_LIMITS[queue]}  # ns-2's Queue/REM defaults
+    else:
+        spec = {"kind": "droptail", "limit": PROFILE.limit}
     res = aqmlab.run(W.scenario(exp, spec, seed=seed))
     flows = res.flows.sort_values("id")
     q = res.queues.iloc[0]
-    return Run(flows["goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"])
+    return Run(flows["goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"],
+               float(q["mean_len_packets"]))
 
 
 @dataclass(frozen=True)
@@ -86,6 +110,7 @@ class Summary:
     timeouts: float
     jfi: float
     clusters: dict[str, float]  # mean per-flow goodput of each RTT cluster, b/s
+    mean_queue: float  # bottleneck time-average length, packets
 
     @staticmethod
     def of(exp: W.Experiment, runs: list[Run]) -> Summary:
@@ -96,6 +121,7 @@ class Summary:
             timeouts=float(np.mean([r.timeouts for r in runs])),
             jfi=float(np.mean([jain_index(list(r.goodput)) for r in runs])),
             clusters={c: float(np.mean([r.goodput[names == c].mean() for r in runs])) for c in dict.fromkeys(exp.clusters)},
+            mean_queue=float(np.mean([r.mean_queue for r in runs])),
         )
 
 
@@ -124,6 +150,8 @@ class Comparison:
         for c, theirs in self.theirs.clusters.items():
             tol = TOLERANCE["lone_flow"] if self.cluster_sizes[c] == 1 else TOLERANCE["cluster"]
             rel(f"{c} cluster per-flow goodput", self.ours.clusters[c], theirs, tol)
+        if self.case.rpartition("/")[2] in MEAN_QUEUE_CHECKED:
+            rel("mean queue", self.ours.mean_queue, self.theirs.mean_queue, TOLERANCE["mean_queue"])
         return out
 
 
@@ -153,13 +181,13 @@ def compare(exp_name: str, queue: str, seeds: tuple[int, ...] = SEEDS) -> Compar
 
 def markdown_table(rows: list[Comparison]) -> str:
     """aqmlab / ns-2 side by side, one row per case."""
-    lines = ["| case | goodput Mb/s | drop % | timeouts | JFI | per-flow goodput by cluster, Mb/s | within tolerance |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| case | goodput Mb/s | drop % | mean queue pkts | timeouts | JFI | per-flow goodput by cluster, Mb/s | within tolerance |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         clusters = "; ".join(f"{c} {r.ours.clusters[c] / 1e6:.3f} / {r.theirs.clusters[c] / 1e6:.3f}" for c in r.theirs.clusters)
         verdict = "yes" if not r.failures() else "no: " + "; ".join(r.failures())
         lines.append(f"| {r.case} | {r.ours.goodput / 1e6:.3f} / {r.theirs.goodput / 1e6:.3f} | "
-                     f"{100 * r.ours.drop_rate:.2f} / {100 * r.theirs.drop_rate:.2f} | {r.ours.timeouts:.0f} / {r.theirs.timeouts:.0f} | "
+                     f"{100 * r.ours.drop_rate:.2f} / {100 * r.theirs.drop_rate:.2f} | {r.ours.mean_queue:.2f} / {r.theirs.mean_queue:.2f} | {r.ours.timeouts:.0f} / {r.theirs.timeouts:.0f} | "
                      f"{r.ours.jfi:.3f} / {r.theirs.jfi:.3f} | {clusters} | {verdict} |")
     return "\n".join(lines)
 

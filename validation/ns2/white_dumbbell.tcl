@@ -1,12 +1,13 @@
-# WHITE (Lee 2002) dumbbells in ns-2.35 (RED, drop-tail, DRR), for cross-checking aqmlab (aqmlab.ns2ref).
-# Usage: ns white_dumbbell.tcl <seed> <duration_s> <warmup_s> <red|droptail|drr> <limit> <min_th> <max_th>
+# WHITE (Lee 2002) dumbbells in ns-2.35 (RED, drop-tail, DRR, REM), for cross-checking aqmlab (aqmlab.ns2ref).
+# Usage: ns white_dumbbell.tcl <seed> <duration_s> <warmup_s> <red|droptail|drr|rem> <limit> <min_th> <max_th>
 #        <max_p> <access_ms...>   (python -m aqmlab.ns2ref drives it)
 # Mirrors python/aqmlab/repro/white_scenarios.py: 10 Mb/s 5 ms bottleneck, 100 Mb/s access links,
 # Reno, IW 2, window 64, 1000-byte packets with no header added, no delayed ACKs, 100 ms tick,
 # 1 s minimum RTO, 6 s initial RTO, no limited transmit (ns-2.1b8 predates singledup_), ns-2's
 # default bugFix_ (aqmlab: fast_retransmit_guard = "ns2"); RED w_q 0.002, gentle, wait, 500 B.
 # Prints per flow "flow <i> <goodput_bps> <timeouts> <retransmitted packets>" (after warmup; goodput
-# from unique segments acked) and "queue <arrivals> <drops>" for the bottleneck.
+# from unique segments acked) and "queue <arrivals> <drops>" for the bottleneck, then
+# "qmean <packets>": its time-average length after warmup (the queue monitor's packet integrator).
 set seed [lindex $argv 0]
 set duration [lindex $argv 1]
 set warmup [lindex $argv 2]
@@ -47,7 +48,10 @@ set r1 [$ns node]
 set r2 [$ns node]
 # drr: ns-2's Queue/DRR with blimit_ = limit × 1000 B, quantum_ 250 (its default) and enough
 # buckets_ that the 30 sources' hashed addresses fall in separate bins (aqmlab: one bin per flow).
-if {$qkind == "red"} { set q RED } elseif {$qkind == "drr"} { set q DRR } else { set q DropTail }
+# rem: ns-2's Queue/REM with every ns-default.tcl value (gamma_ 0.001, phi_ 1.001, inw_ 1,
+# pbo_ 20, pupdtime_ 0.002, mean_pktsize_ 1000 = the packet size, markpkts_ false, qib_ false);
+# only the buffer is the dumbbell's (queue-limit). ns-lib.tcl hands REM the link, so ptc_ = 1250 pkt/s.
+if {$qkind == "red"} { set q RED } elseif {$qkind == "drr"} { set q DRR } elseif {$qkind == "rem"} { set q REM } else { set q DropTail }
 Queue/DRR set blimit_ [expr $limit * 1000]
 Queue/DRR set buckets_ 1000
 Queue/DRR set mask_ 0
@@ -78,7 +82,7 @@ for {set i 0} {$i < $n} {incr i} {
 }
 
 proc mark_start {} {
-    global tcp n start_ack start_to start_rx qmon start_arr start_drop
+    global tcp n start_ack start_to start_rx qmon start_arr start_drop start_int
     for {set i 0} {$i < $n} {incr i} {
         set start_ack($i) [$tcp($i) set ack_]
         set start_to($i) [$tcp($i) set nrexmit_]
@@ -86,9 +90,10 @@ proc mark_start {} {
     }
     set start_arr [$qmon set parrivals_]
     set start_drop [$qmon set pdrops_]
+    set start_int [[$qmon get-pkts-integrator] set sum_]
 }
 proc finish {} {
-    global tcp n start_ack duration warmup start_to start_rx qmon start_arr start_drop
+    global ns tcp n start_ack duration warmup start_to start_rx qmon start_arr start_drop start_int
     for {set i 0} {$i < $n} {incr i} {
         set acked [expr [$tcp($i) set ack_] - $start_ack($i)]
         set to [expr [$tcp($i) set nrexmit_] - $start_to($i)]
@@ -96,6 +101,9 @@ proc finish {} {
         puts "flow $i [expr $acked * 8000.0 / ($duration - $warmup)] $to $rx"
     }
     puts "queue [expr [$qmon set parrivals_] - $start_arr] [expr [$qmon set pdrops_] - $start_drop]"
+    set integ [$qmon get-pkts-integrator]
+    $integ newpoint [$ns now] [$qmon set pkts_]
+    puts "qmean [expr ([$integ set sum_] - $start_int) / ($duration - $warmup)]"
     exit 0
 }
 $ns at $warmup "mark_start"

@@ -23,6 +23,7 @@ use super::FqPieParams;
 use super::{BlueParams, SfbParams};
 use super::DualPi2Params;
 use super::CakeParams;
+use super::RemParams;
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -115,6 +116,7 @@ pub fn catalog() -> Value {
         described::<SfbParams>(std::convert::identity),
         described::<DualPi2Params>(DualPi2Params::filled),
         described::<CakeParams>(std::convert::identity),
+        described::<RemParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -474,7 +476,31 @@ fn modern_entries() -> Value {
             "params": defaults::<CakeParams>(std::convert::identity),
             "docs": cake_docs(),
         },
+        {
+            "kind": "rem",
+            "aliases": [],
+            "summary": "REM (Random Exponential Marking) as ns-2 Queue/REM runs it: every update_interval the price p += gamma*(alpha*(b - b*) + x - c), floored at 0 (x: arrivals, b: backlog, c: link capacity, packets per interval); drop arrivals (or mark ECT departures) with 1 - phi^-p; docs/rem.md",
+            "source": "Athuraliya, Low, Li & Yin, REM: Active Queue Management, IEEE Network 15(3) 2001; ns-2.35 queue/rem.cc (run_updaterule, enque, deque), ns-default.tcl",
+            "params": defaults::<RemParams>(std::convert::identity),
+            "docs": rem_docs(),
+        },
     ])
+}
+
+/// The keys of `rem` (ns-2 `Queue/REM` names are aliases).
+fn rem_docs() -> Value {
+    json!({
+        "gamma": "price step size, >= 0 (ns-2 gamma_: 0.001)",
+        "phi": "base of the probability 1 - phi^-p, > 1 (ns-2 phi_: 1.001)",
+        "input_weight": "weight of the latest interval's arrivals in the input-rate filter, (0, 1] (ns-2 inw_: 1, no filtering)",
+        "alpha": "weight of the backlog mismatch b - b*, >= 0 (ns-2 hard-codes 0.1)",
+        "target_backlog": "target backlog b*, packets, >= 0 (ns-2 pbo_: 20)",
+        "update_interval": "time between price updates, > 0 (ns-2 pupdtime_: 2ms)",
+        "mean_packet_size": "bytes per packet for the capacity c = interval*rate/(8*size) and for queue_in_bytes (ns-2 mean_pktsize_: 1000B)",
+        "limit": "buffer, packets, >= 2; as ns-2, the arrival is dropped when the length with it reaches limit, so at most limit - 1 wait (ns-2 Queue limit_: 50)",
+        "ecn": "false (default): drop arrivals with the probability; true: mark ECN-capable departures instead, non-ECT ones pass (ns-2 markpkts_)",
+        "queue_in_bytes": "measure backlog, arrivals and limit in bytes / mean_packet_size and scale the probability by size/mean_packet_size (ns-2 qib_: false)",
+    })
 }
 
 /// The keys of `cake`.

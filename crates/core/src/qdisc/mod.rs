@@ -48,6 +48,8 @@ pub mod sfb;
 pub mod dualpi2;
 // CAKE (Hoeiland-Joergensen, Taeht & Morton 2018; Linux sch_cake)
 pub mod cake;
+// REM, Random Exponential Marking (Athuraliya, Low, Li & Yin 2001; ns-2 Queue/REM)
+pub mod rem;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -78,6 +80,7 @@ pub use blue::{Blue, BlueParams};
 pub use sfb::{Sfb, SfbParams};
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use cake::{Cake, CakeParams};
+pub use rem::{Rem, RemParams};
 
 /// What a flow-aware discipline may know of a flow beyond its id: the hosts at its two ends
 /// and its DSCP (read by `cake`'s host isolation and tins; set once at build, `set_flow_labels`).
@@ -368,6 +371,8 @@ pub enum AnyQdisc {
     DualPi2(DualPi2),
     /// CAKE (Linux sch_cake).
     Cake(Cake),
+    /// REM, Random Exponential Marking (Athuraliya et al. 2001, as ns-2 runs it).
+    Rem(Rem),
 }
 
 macro_rules! dispatch {
@@ -398,6 +403,7 @@ macro_rules! dispatch {
             AnyQdisc::Sfb($q) => $e,
             AnyQdisc::DualPi2($q) => $e,
             AnyQdisc::Cake($q) => $e,
+            AnyQdisc::Rem($q) => $e,
         }
     };
 }

@@ -15,7 +15,7 @@ use crate::qdisc::{
     AecnParams, AnyQdisc, BmreParams, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
     FpqParams, FredParams, RandomDropParams, RedParams, RioParams, WhiteFlavour, WhiteParams,
 };
-use crate::qdisc::{PiParams, TsqParams};
+use crate::qdisc::{PiParams, RemParams, TsqParams};
 use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
@@ -94,6 +94,8 @@ pub enum QueueSpec {
     DualPi2(DualPi2Params),
     /// `kind = "cake"`
     Cake(CakeParams),
+    /// `kind = "rem"`
+    Rem(RemParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -101,7 +103,7 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake"];
+      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake", "rem"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -132,6 +134,7 @@ impl QueueSpec {
             QueueSpec::Sfb(p) => AnyQdisc::Sfb(p.validate(path)?),
             QueueSpec::DualPi2(p) => AnyQdisc::DualPi2(p.validate(path, rate_bps)?),
             QueueSpec::Cake(p) => AnyQdisc::Cake(p.validate(path)?),
+            QueueSpec::Rem(p) => AnyQdisc::Rem(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -163,6 +166,7 @@ impl QueueSpec {
             QueueSpec::Sfb(_) => "sfb",
             QueueSpec::DualPi2(_) => "dualpi2",
             QueueSpec::Cake(_) => "cake",
+            QueueSpec::Rem(_) => "rem",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -193,6 +197,7 @@ impl QueueSpec {
             QueueSpec::Sfb(p) => serde_json::to_value(p),
             QueueSpec::DualPi2(p) => serde_json::to_value(p),
             QueueSpec::Cake(p) => serde_json::to_value(p),
+            QueueSpec::Rem(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -395,6 +400,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "sfb" => Ok(QueueSpec::Sfb(params(rest, path)?)),
         "dualpi2" => Ok(QueueSpec::DualPi2(params::<DualPi2Params>(rest, path)?.filled())),
         "cake" => Ok(QueueSpec::Cake(params(rest, path)?)),
+        "rem" => Ok(QueueSpec::Rem(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
