@@ -48,6 +48,10 @@ pub mod sfb;
 pub mod dualpi2;
 // CAKE (Hoeiland-Joergensen, Taeht & Morton 2018; Linux sch_cake)
 pub mod cake;
+// SFQ (McKenney 1990; Linux sch_sfq)
+pub mod sfq;
+// CHOKe (Pan, Prabhakar & Psounis 2000; Linux sch_choke)
+pub mod choke;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -78,6 +82,8 @@ pub use blue::{Blue, BlueParams};
 pub use sfb::{Sfb, SfbParams};
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use cake::{Cake, CakeParams};
+pub use sfq::{Sfq, SfqParams};
+pub use choke::{Choke, ChokeParams};
 
 /// What a flow-aware discipline may know of a flow beyond its id: the hosts at its two ends
 /// and its DSCP (read by `cake`'s host isolation and tins; set once at build, `set_flow_labels`).
@@ -368,6 +374,10 @@ pub enum AnyQdisc {
     DualPi2(DualPi2),
     /// CAKE (Linux sch_cake).
     Cake(Cake),
+    /// Stochastic Fairness Queueing (Linux sch_sfq).
+    Sfq(Sfq),
+    /// CHOKe (Linux sch_choke).
+    Choke(Choke),
 }
 
 macro_rules! dispatch {
@@ -398,6 +408,8 @@ macro_rules! dispatch {
             AnyQdisc::Sfb($q) => $e,
             AnyQdisc::DualPi2($q) => $e,
             AnyQdisc::Cake($q) => $e,
+            AnyQdisc::Sfq($q) => $e,
+            AnyQdisc::Choke($q) => $e,
         }
     };
 }

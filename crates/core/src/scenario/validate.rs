@@ -20,6 +20,7 @@ use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
 use crate::qdisc::{BlueParams, SfbParams};
+use crate::qdisc::{ChokeParams, SfqParams};
 use crate::qdisc::DualPi2Params;
 use crate::qdisc::CakeParams;
 use crate::scenario::units::Limit;
@@ -94,6 +95,10 @@ pub enum QueueSpec {
     DualPi2(DualPi2Params),
     /// `kind = "cake"`
     Cake(CakeParams),
+    /// `kind = "sfq"`
+    Sfq(SfqParams),
+    /// `kind = "choke"`
+    Choke(ChokeParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -101,7 +106,8 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake"];
+      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake",
+      "sfq", "choke"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -132,6 +138,8 @@ impl QueueSpec {
             QueueSpec::Sfb(p) => AnyQdisc::Sfb(p.validate(path)?),
             QueueSpec::DualPi2(p) => AnyQdisc::DualPi2(p.validate(path, rate_bps)?),
             QueueSpec::Cake(p) => AnyQdisc::Cake(p.validate(path)?),
+            QueueSpec::Sfq(p) => AnyQdisc::Sfq(p.validate(path)?),
+            QueueSpec::Choke(p) => AnyQdisc::Choke(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -163,6 +171,8 @@ impl QueueSpec {
             QueueSpec::Sfb(_) => "sfb",
             QueueSpec::DualPi2(_) => "dualpi2",
             QueueSpec::Cake(_) => "cake",
+            QueueSpec::Sfq(_) => "sfq",
+            QueueSpec::Choke(_) => "choke",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -193,6 +203,8 @@ impl QueueSpec {
             QueueSpec::Sfb(p) => serde_json::to_value(p),
             QueueSpec::DualPi2(p) => serde_json::to_value(p),
             QueueSpec::Cake(p) => serde_json::to_value(p),
+            QueueSpec::Sfq(p) => serde_json::to_value(p),
+            QueueSpec::Choke(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -395,6 +407,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "sfb" => Ok(QueueSpec::Sfb(params(rest, path)?)),
         "dualpi2" => Ok(QueueSpec::DualPi2(params::<DualPi2Params>(rest, path)?.filled())),
         "cake" => Ok(QueueSpec::Cake(params(rest, path)?)),
+        "sfq" => Ok(QueueSpec::Sfq(params(rest, path)?)),
+        "choke" => Ok(QueueSpec::Choke(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
