@@ -319,3 +319,179 @@ impl Qdisc for Choke {
         vec![("matched", self.matched)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{stream, StreamId};
+    use crate::packet::{FlowId, PacketKind};
+
+    const DATA: Packet = Packet { size: 1000, ..Packet::new(PacketKind::Udp, 0) };
+
+    fn pkt(flow: FlowId, seq: u32) -> Packet {
+        Packet { flow, seq, ..DATA }
+    }
+
+    /// CHOKe whose average is the instantaneous queue (weight 1), thresholds `min_th`/`max_th`.
+    fn choke(min_th: f64, max_th: f64, victim: ChokeVictim) -> (Choke, Rng, DropBuf) {
+        let p = ChokeParams { min_th, max_th, weight: 1.0, max_p: 1e-9, victim, ..ChokeParams::default() };
+        (p.validate("queue", 10e6).unwrap(), stream(7, StreamId::Queue(0)), DropBuf::new())
+    }
+
+    #[test]
+    fn below_min_th_nothing_is_dropped() {
+        let (mut q, mut rng, mut drops) = choke(5.0, 10.0, ChokeVictim::Linux);
+        // Arrivals see 0..=5 queued: avg ≤ min_th = 5 (strict test), all admitted.
+        for s in 0..6 {
+            assert_eq!(q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        }
+        assert!(drops.is_empty());
+        assert_eq!(q.stats().drops(), 0);
+    }
+
+    #[test]
+    fn above_min_th_an_arrival_matching_the_drawn_packet_is_dropped_with_it() {
+        for victim in [ChokeVictim::Linux, ChokeVictim::Uniform] {
+            let (mut q, mut rng, mut drops) = choke(2.0, 100.0, victim);
+            for s in 0..3 {
+                q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops);
+            }
+            // avg = 3 > 2; every queued packet is flow 1's: the draw matches.
+            assert_eq!(q.enqueue(pkt(1, 3), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Early));
+            assert_eq!(drops.len(), 1);
+            assert_eq!(drops[0].0.flow, 1);
+            assert_eq!(q.len_packets(), 2);
+            assert_eq!(q.detail_counters(), vec![("matched", 1)]);
+            assert_eq!(q.stats().drops_early, 2, "{victim:?}: the pair");
+        }
+    }
+
+    #[test]
+    fn an_arrival_of_another_flow_is_not_matched() {
+        let (mut q, mut rng, mut drops) = choke(2.0, 100.0, ChokeVictim::Linux);
+        for s in 0..3 {
+            q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops);
+        }
+        // avg 3 > 2, the draw is a flow-1 packet, RED gives its free pass: queued.
+        assert_eq!(q.enqueue(pkt(2, 0), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        assert!(drops.is_empty());
+    }
+
+    #[test]
+    fn above_max_th_an_unmatched_arrival_is_forced_out_or_marked_with_ecn() {
+        let (mut q, mut rng, mut drops) = choke(1.0, 2.0, ChokeVictim::Linux);
+        for s in 0..3 {
+            q.enqueue(pkt(s + 10, s), Time(0), &mut rng, &mut drops); // three flows, all distinct
+        }
+        assert_eq!(q.len_packets(), 3, "the third saw avg 2 = max_th: a free pass");
+        assert_eq!(q.enqueue(pkt(1, 9), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Forced));
+        let p = ChokeParams { min_th: 1.0, max_th: 2.0, weight: 1.0, ecn: true, ..ChokeParams::default() };
+        let mut e = p.validate("queue", 10e6).unwrap();
+        for s in 0..3 {
+            e.enqueue(pkt(s + 10, s), Time(0), &mut rng, &mut drops);
+        }
+        let ect = Packet { ecn: Ecn::Ect, ..pkt(1, 9) };
+        assert_eq!(e.enqueue(ect, Time(0), &mut rng, &mut drops), Verdict::Marked);
+        assert_eq!(e.enqueue(pkt(2, 10), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Forced), "not ECN-capable");
+    }
+
+    #[test]
+    fn linux_victims_leave_holes_that_departures_skip() {
+        let (mut q, mut rng, mut drops) = choke(0.5, 1000.0, ChokeVictim::Linux);
+        // Alternate flows 1 and 2 so matches hit the middle of the ring.
+        let mut seq = 0;
+        for _ in 0..200 {
+            q.enqueue(pkt(1 + seq % 2, seq), Time(0), &mut rng, &mut drops);
+            seq += 1;
+        }
+        assert!(q.detail_counters()[0].1 > 0);
+        assert!(q.ring_len() > q.len_packets(), "holes: ring {} vs {} packets", q.ring_len(), q.len_packets());
+        assert_eq!(q.len_bytes(), q.len_packets() as u64 * 1000);
+        let queued = q.len_packets();
+        let out = std::iter::from_fn(|| q.dequeue(Time(0), &mut drops)).count();
+        assert_eq!(out, queued);
+        assert_eq!((q.ring_len(), q.len_bytes()), (0, 0));
+    }
+
+    #[test]
+    fn uniform_draw_matches_a_flow_in_proportion_to_its_share_of_the_queue() {
+        // 40 queued, 10 of flow 1000: the draw lands on that flow with probability 1/4. 4000
+        // draws: expect 1000, σ = 27; accept ± 4σ.
+        let (mut q, mut rng, mut drops) = choke(1000.0, 2000.0, ChokeVictim::Uniform);
+        for s in 0..40 {
+            q.enqueue(pkt(if s % 4 == 0 { 1000 } else { s }, s), Time(0), &mut rng, &mut drops);
+        }
+        let hits = (0..4000).filter(|_| q.ring[q.victim(&mut rng)].unwrap().flow == 1000).count();
+        assert!((892..=1108).contains(&hits), "{hits}");
+    }
+
+    #[test]
+    fn linux_draw_falls_back_to_the_head_when_holes_abound() {
+        // Ring [flow 1, 98 holes, flow 2]: each of three tries hits a packet with probability
+        // 2/100; with none, the head (flow 1). Flow 2 is drawn with probability
+        // 0.01 (1 + 0.98 + 0.98²) = 0.0294: 10000 draws → 294, σ = 17; accept 200..=400.
+        let (mut q, mut rng, _) = choke(1000.0, 2000.0, ChokeVictim::Linux);
+        q.ring.push_back(Some(pkt(1, 0)));
+        q.ring.extend(std::iter::repeat_n(None, 98));
+        q.ring.push_back(Some(pkt(2, 1)));
+        q.len = 2;
+        let second = (0..10_000).filter(|_| q.ring[q.victim(&mut rng)].unwrap().flow == 2).count();
+        assert!((200..=400).contains(&second), "{second}");
+    }
+
+    #[test]
+    fn distinct_flows_are_never_matched() {
+        let (mut q, mut rng, mut drops) = choke(5.0, 50.0, ChokeVictim::Linux);
+        for s in 0..200 {
+            q.enqueue(pkt(s, s), Time(0), &mut rng, &mut drops);
+        }
+        assert_eq!(q.detail_counters(), vec![("matched", 0)]);
+        assert!(q.stats().drops_forced > 0, "RED still acts above max_th");
+    }
+
+    #[test]
+    fn random_scripts_keep_the_counters_and_repeat_for_a_seed() {
+        let run = |seed: u64, victim: ChokeVictim| {
+            let mut rng = stream(seed, StreamId::Queue(0));
+            let mut script = stream(seed, StreamId::Queue(1));
+            let mut drops = DropBuf::new();
+            let p = ChokeParams { limit: 60, min_th: 5.0, max_th: 30.0, max_p: 0.1, weight: 0.05, victim, ..ChokeParams::default() };
+            let mut q = p.validate("queue", 10e6).unwrap();
+            let (mut inside, mut out) = (0u64, Vec::new());
+            for step in 0..20_000u64 {
+                let now = Time(step * 100_000);
+                if script.gen_bool(0.55) {
+                    let flow = if script.gen_bool(0.5) { 0 } else { script.gen_range(1..20) };
+                    q.enqueue(pkt(flow, step as u32), now, &mut rng, &mut drops);
+                } else if let Some(p) = q.dequeue(now, &mut drops) {
+                    out.push(p.seq);
+                }
+                inside += drops.len() as u64;
+                drops.clear();
+                let n = q.ring.iter().flatten().count();
+                assert_eq!(n, q.len_packets());
+                assert_eq!(q.len_bytes(), n as u64 * 1000);
+                assert!(q.ring.front().is_none_or(Option::is_some) && q.ring.back().is_none_or(Option::is_some));
+                assert!(q.len_packets() <= 60);
+            }
+            let s = *q.stats();
+            assert_eq!(s.enqueues, s.dequeues + q.len_packets() as u64 + inside);
+            assert_eq!(s.arrivals + inside, s.enqueues + s.drops());
+            assert_eq!(inside, q.matched);
+            (s, out)
+        };
+        for v in [ChokeVictim::Linux, ChokeVictim::Uniform] {
+            assert_eq!(run(3, v), run(3, v));
+            assert_ne!(run(3, v).1, run(4, v).1);
+        }
+    }
+
+    #[test]
+    fn bad_keys_name_the_key_and_what_is_allowed() {
+        let bad = |p: ChokeParams| p.validate("queue", 10e6).err().unwrap().to_string();
+        assert_eq!(bad(ChokeParams { limit: 0, ..ChokeParams::default() }), "queue.limit: must be in 1..=131071, got 0");
+        assert_eq!(bad(ChokeParams { max_p: 0.0, ..ChokeParams::default() }), "queue.max_p: must be in (0, 1], got 0");
+        assert_eq!(bad(ChokeParams { harddrop: true, ..ChokeParams::default() }), "queue.harddrop: needs ecn = true");
+        assert!(bad(ChokeParams { min_th: 300.0, ..ChokeParams::default() }).starts_with("queue.min_th: must not exceed max_th"));
+    }
+}

@@ -522,3 +522,224 @@ impl Qdisc for Sfq {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{stream, StreamId};
+    use crate::packet::PacketKind;
+
+    const DATA: Packet = Packet { size: 1000, ..Packet::new(PacketKind::Udp, 0) };
+    const MS: u64 = 1_000_000;
+
+    fn pkt(flow: FlowId, seq: u32) -> Packet {
+        Packet { flow, seq, ..DATA }
+    }
+
+    /// An SFQ whose perturbation is fixed (base seed 1), so bucket choices are known.
+    fn sfq(p: SfqParams) -> (Sfq, Rng, DropBuf) {
+        let mut q = p.validate("queue").unwrap();
+        q.base_seed = Some(1);
+        q.perturbation = q.perturbation_at(0);
+        (q, stream(7, StreamId::Queue(0)), DropBuf::new())
+    }
+
+    /// Flows 1, 2, 3, 4 hash to distinct buckets under the fixed seed (checked, not assumed).
+    fn distinct(q: &Sfq, flows: &[FlowId]) {
+        let mut b: Vec<_> = flows.iter().map(|&f| q.bucket_of(f)).collect();
+        b.sort_unstable();
+        b.dedup();
+        assert_eq!(b.len(), flows.len(), "test flows collide under the fixed seed");
+    }
+
+    fn drain(q: &mut Sfq, drops: &mut DropBuf) -> Vec<(FlowId, u32)> {
+        std::iter::from_fn(|| q.dequeue(Time(0), drops)).map(|p| (p.flow, p.seq)).collect()
+    }
+
+    #[test]
+    fn two_backlogged_flows_alternate_by_quantum() {
+        // 1000-byte packets. quantum 1000: one packet per turn; 2000: two per turn.
+        for (quantum, want) in [(1000, vec![1, 2, 1, 2, 1, 2]), (2000, vec![1, 1, 2, 2, 1, 2])] {
+            let (mut q, mut rng, mut drops) = sfq(SfqParams { quantum: Bytes(quantum), ..SfqParams::default() });
+            distinct(&q, &[1, 2]);
+            for s in 0..3 {
+                q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops);
+            }
+            for s in 0..3 {
+                q.enqueue(pkt(2, s), Time(0), &mut rng, &mut drops);
+            }
+            let order: Vec<_> = drain(&mut q, &mut drops).into_iter().map(|(f, _)| f).collect();
+            assert_eq!(order, want, "quantum {quantum}");
+        }
+    }
+
+    #[test]
+    fn allotment_counts_eight_byte_units_rounded_up() {
+        // quantum 1514 B = 190 units. A flow of 1040-byte (130-unit) packets sends two per turn
+        // the first time (190 → 60 → −70), then one (−70 + 190 = 120 → −10), then two ...
+        let (mut q, mut rng, mut drops) = sfq(SfqParams::default());
+        distinct(&q, &[1, 2]);
+        for s in 0..6 {
+            q.enqueue(Packet { size: 1040, ..pkt(1, s) }, Time(0), &mut rng, &mut drops);
+            q.enqueue(Packet { size: 1040, ..pkt(2, s) }, Time(0), &mut rng, &mut drops);
+        }
+        let order: Vec<_> = drain(&mut q, &mut drops).into_iter().map(|(f, _)| f).collect();
+        assert_eq!(order, vec![1, 1, 2, 2, 1, 2, 1, 1, 2, 2, 1, 2]);
+        assert_eq!(allot_size(41), 6);
+    }
+
+    #[test]
+    fn over_limit_drops_the_tail_of_the_longest_slot() {
+        let (mut q, mut rng, mut drops) = sfq(SfqParams { limit: 5, ..SfqParams::default() });
+        distinct(&q, &[1, 2, 3]);
+        for s in 0..3 {
+            q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops);
+        }
+        q.enqueue(pkt(2, 10), Time(0), &mut rng, &mut drops);
+        q.enqueue(pkt(3, 20), Time(0), &mut rng, &mut drops);
+        // Sixth packet (flow 2): flow 1 is the longest (3); its tail, seq 2, goes.
+        assert_eq!(q.enqueue(pkt(2, 11), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        assert_eq!(drops.iter().map(|(p, k)| (p.flow, p.seq, *k)).collect::<Vec<_>>(), vec![(1, 2, DropKind::Overflow)]);
+        drops.clear();
+        // Now flows 1 and 2 both hold 2; an arrival of flow 1 makes it the longest: the arrival
+        // itself is its tail and is dropped.
+        assert_eq!(q.enqueue(pkt(1, 3), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Overflow));
+        assert!(drops.is_empty());
+        assert_eq!(q.len_packets(), 5);
+        // Equal lengths: the slot that reached the length last loses (flow 1 grew back to 2 after
+        // flow 2 reached 2). A flow-3 arrival: flow 1 and 2 hold 2, flow 3 now 2 as well — flow 3
+        // is the latest, so its arrival goes.
+        assert_eq!(q.enqueue(pkt(3, 21), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Overflow));
+        assert_eq!(q.detail_counters()[2], ("limit_drops", 3));
+    }
+
+    #[test]
+    fn headdrop_drops_the_head_of_the_longest_slot() {
+        let (mut q, mut rng, mut drops) = sfq(SfqParams { limit: 3, headdrop: true, ..SfqParams::default() });
+        for s in 0..4 {
+            assert_eq!(q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        }
+        assert_eq!(drops.iter().map(|(p, _)| p.seq).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(drain(&mut q, &mut drops), vec![(1, 1), (1, 2), (1, 3)]);
+    }
+
+    #[test]
+    fn flows_are_clamped_to_limit_so_a_slot_is_missing_before_all_hold_one() {
+        // Linux clamps flows to limit (sfq_change): with limit 3 there are 3 slots, and a fourth
+        // flow finds none free.
+        let (mut q, mut rng, mut drops) = sfq(SfqParams { limit: 3, ..SfqParams::default() });
+        distinct(&q, &[1, 2, 3, 4]);
+        for f in 1..=3 {
+            assert_eq!(q.enqueue(pkt(f, f), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        }
+        assert_eq!(q.enqueue(pkt(4, 4), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Overflow));
+        assert_eq!(q.detail_counters()[1], ("slot_drops", 1));
+        // sfq_drop's all-slots-hold-one case is then reachable only when the limit is lowered under
+        // a full queue (sfq_change): the slot served next (flow 1's) is the victim and leaves.
+        q.limit = 2;
+        let first = q.buckets[q.bucket_of(1)];
+        assert_eq!(q.victim(), Some((first, true)));
+        q.unlink(first);
+        let _ = q.slots[first as usize].queue.pop_back();
+        q.len -= 1;
+        q.bytes -= 1000;
+        q.release(first);
+        assert_eq!(drain(&mut q, &mut drops), vec![(2, 2), (3, 3)]);
+    }
+
+    #[test]
+    fn a_full_slot_drops_the_arrival_at_depth() {
+        let (mut q, mut rng, mut drops) = sfq(SfqParams { depth: 3, ..SfqParams::default() });
+        for s in 0..3 {
+            assert_eq!(q.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        }
+        assert_eq!(q.enqueue(pkt(1, 3), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Overflow));
+        assert_eq!(q.enqueue(pkt(2, 0), Time(0), &mut rng, &mut drops), Verdict::Enqueued, "other slots are not limited");
+        assert_eq!(q.detail_counters()[0], ("depth_drops", 1));
+        // With headdrop the slot's oldest goes instead.
+        let (mut h, mut rng, mut drops) = sfq(SfqParams { depth: 3, headdrop: true, ..SfqParams::default() });
+        for s in 0..4 {
+            assert_eq!(h.enqueue(pkt(1, s), Time(0), &mut rng, &mut drops), Verdict::Enqueued);
+        }
+        assert_eq!(drops.len(), 1);
+        assert_eq!(drain(&mut h, &mut drops), vec![(1, 1), (1, 2), (1, 3)]);
+    }
+
+    #[test]
+    fn no_free_slot_drops_the_arrival_and_one_bucket_is_a_fifo() {
+        let (mut q, mut rng, mut drops) = sfq(SfqParams { flows: 2, ..SfqParams::default() });
+        distinct(&q, &[1, 2, 3]);
+        q.enqueue(pkt(1, 0), Time(0), &mut rng, &mut drops);
+        q.enqueue(pkt(2, 0), Time(0), &mut rng, &mut drops);
+        assert_eq!(q.enqueue(pkt(3, 0), Time(0), &mut rng, &mut drops), Verdict::Dropped(DropKind::Overflow));
+        assert_eq!(q.detail_counters()[1], ("slot_drops", 1));
+        // divisor 1: every flow collides, so SFQ is one FIFO.
+        let (mut f, mut rng, mut drops) = sfq(SfqParams { divisor: 1, ..SfqParams::default() });
+        for (i, flow) in [1, 2, 1, 3, 2].into_iter().enumerate() {
+            f.enqueue(pkt(flow, i as u32), Time(0), &mut rng, &mut drops);
+        }
+        assert_eq!(drain(&mut f, &mut drops).into_iter().map(|(_, s)| s).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn perturbation_refiles_queued_packets_in_order() {
+        let (mut q, mut rng, mut drops) = sfq(SfqParams { perturb: Duration(Dur::from_millis(10)), ..SfqParams::default() });
+        for s in 0..20u32 {
+            q.enqueue(pkt(s % 5, s), Time(0), &mut rng, &mut drops);
+        }
+        let before = q.perturbation;
+        q.enqueue(pkt(9, 99), Time(25 * MS), &mut rng, &mut drops); // periods at 10 and 20 ms
+        assert_eq!(q.detail_counters()[4], ("perturbations", 2));
+        assert_ne!(q.perturbation, before);
+        assert_eq!(q.len_packets(), 21);
+        let out = drain(&mut q, &mut drops);
+        for f in 0..5 {
+            let seqs: Vec<_> = out.iter().filter(|(g, _)| *g == f).map(|(_, s)| *s).collect();
+            assert!(seqs.windows(2).all(|w| w[0] < w[1]), "flow {f} reordered: {seqs:?}");
+            assert_eq!(seqs.len(), 4);
+        }
+    }
+
+    #[test]
+    fn random_scripts_keep_the_counters_and_repeat_for_a_seed() {
+        let run = |seed: u64| {
+            let mut rng = stream(seed, StreamId::Queue(0));
+            let mut script = stream(seed, StreamId::Queue(1));
+            let mut drops = DropBuf::new();
+            let mut q = SfqParams { limit: 40, depth: 12, flows: 6, divisor: 8, perturb: Duration(Dur::from_millis(3)), ..SfqParams::default() }
+                .validate("queue")
+                .unwrap();
+            let (mut inside, mut out) = (0u64, Vec::new());
+            for step in 0..20_000u64 {
+                let now = Time(step * 100_000);
+                if script.gen_bool(0.6) {
+                    let size = script.gen_range(40..1500);
+                    q.enqueue(Packet { size, ..pkt(script.gen_range(0..10), step as u32) }, now, &mut rng, &mut drops);
+                } else if let Some(p) = q.dequeue(now, &mut drops) {
+                    out.push(p.seq);
+                }
+                inside += drops.len() as u64;
+                drops.clear();
+                let queued: u64 = q.slots.iter().flat_map(|s| s.queue.iter()).map(|p| u64::from(p.size)).sum();
+                assert_eq!(queued, q.len_bytes());
+                assert!(q.len_packets() <= 40);
+                assert!(q.slots.iter().all(|s| s.queue.len() <= 12));
+            }
+            let s = *q.stats();
+            assert_eq!(s.enqueues, s.dequeues + q.len_packets() as u64 + inside);
+            assert_eq!(s.arrivals + inside, s.enqueues + s.drops());
+            (s, out)
+        };
+        assert_eq!(run(3), run(3));
+        assert_ne!(run(3).1, run(4).1);
+    }
+
+    #[test]
+    fn bad_keys_name_the_key_and_what_is_allowed() {
+        let bad = |p: SfqParams| p.validate("queue").err().unwrap().to_string();
+        assert_eq!(bad(SfqParams { divisor: 1000, ..SfqParams::default() }), "queue.divisor: must be a power of two in 1..=65536, got 1000");
+        assert_eq!(bad(SfqParams { depth: 128, ..SfqParams::default() }), "queue.depth: must be in 1..=127, got 128");
+        assert_eq!(bad(SfqParams { flows: 0, ..SfqParams::default() }), "queue.flows: must be in 1..=65408, got 0");
+        assert_eq!(bad(SfqParams { quantum: Bytes(0), ..SfqParams::default() }), "queue.quantum: must be in 1..=262136, got 0");
+    }
+}
