@@ -51,7 +51,8 @@ def tcp_goodputs(res) -> list[float]:
 
 def test_sfq_shares_fairly_between_rtts_where_fifo_does_not(rtt_runs) -> None:
     # Criterion fixed in advance: Jain's index above 0.95 under SFQ, below 0.90 under drop-tail
-    # (TCP's 1/RTT bias over a 4.6x RTT spread predicts about 0.8).
+    # (TCP's 1/RTT bias over a 4.6x RTT spread predicts about 0.8). Measured (seed 3): SFQ 0.9993
+    # (2.44, 2.44, 2.45, 2.30 Mb/s), drop-tail 0.810 (3.83, 2.92, 2.27, 0.64 Mb/s).
     sfq, fifo = (jain_index(tcp_goodputs(rtt_runs[k])) for k in ("sfq", "droptail"))
     assert sfq > 0.95, sfq
     assert fifo < 0.90, fifo
@@ -61,7 +62,7 @@ def test_sfq_shares_fairly_between_rtts_where_fifo_does_not(rtt_runs) -> None:
 def test_sfq_holds_an_unresponsive_flow_near_its_share() -> None:
     # A 10 Mb/s UDP flow joins the four TCP flows: round robin gives it about a fifth of the link.
     # Criterion fixed in advance: UDP below 1.5x the fair share (2 Mb/s), TCP flows above 0.75x on
-    # average.
+    # average. Measured (seed 3): UDP 1.97 Mb/s, TCP 1.92 Mb/s each; 29928 drops, all limit drops.
     res = aqmlab.run(scenario(SFQ, udp_rate="10Mbps"))
     f = res.flows
     fair = LINK_BPS / 5
@@ -76,7 +77,8 @@ def test_same_seed_same_sfq_run() -> None:
     s = scenario({"kind": "sfq", "perturb": "5s"}, udp_rate="5Mbps", seed=5)
     a, b = (aqmlab.run(s) for _ in range(2))
     assert a.flows.equals(b.flows) and a.queues.equals(b.queues)
-    assert a.queues.iloc[0]["details"]["perturbations"] == 8  # 5, 10, ..., 40 s
+    # Counters run from the end of the 10 s warm-up: periods at 15, 20, ..., 40 s.
+    assert a.queues.iloc[0]["details"]["perturbations"] == 6
 
 
 def test_qdiscs_lists_sfq_and_choke_with_every_key() -> None:
@@ -84,7 +86,7 @@ def test_qdiscs_lists_sfq_and_choke_with_every_key() -> None:
     entries = {e["kind"]: e for e in json.loads(out.stdout)}
     sfq, choke = entries["sfq"], entries["choke"]
     assert (sfq["params"]["limit"], sfq["params"]["divisor"], sfq["params"]["flows"], sfq["params"]["depth"]) == (127, 1024, 128, 127)
-    assert sfq["params"]["quantum"] == "1514B" and sfq["params"]["perturb"] == "0s"
+    assert sfq["params"]["quantum"] == "1514B" and sfq["params"]["perturb"] == "0ns"
     assert (choke["params"]["limit"], choke["params"]["min_th"], choke["params"]["max_th"], choke["params"]["max_p"]) == (1000, 83.0, 250.0, 0.02)
     for e in (sfq, choke):
         assert set(e["keys"]) == set(e["params"]) == set(e["docs"]), e["kind"]
