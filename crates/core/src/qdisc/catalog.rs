@@ -24,6 +24,7 @@ use super::{BlueParams, SfbParams};
 use super::DualPi2Params;
 use super::CakeParams;
 use super::RemParams;
+use super::{ChokeParams, SfqParams};
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -117,6 +118,8 @@ pub fn catalog() -> Value {
         described::<DualPi2Params>(DualPi2Params::filled),
         described::<CakeParams>(std::convert::identity),
         described::<RemParams>(std::convert::identity),
+        described::<SfqParams>(std::convert::identity),
+        described::<ChokeParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -484,6 +487,22 @@ fn modern_entries() -> Value {
             "params": defaults::<RemParams>(std::convert::identity),
             "docs": rem_docs(),
         },
+        {
+            "kind": "sfq",
+            "aliases": [],
+            "summary": "SFQ: flows hashed into divisor buckets mapped to at most `flows` slots, byte-quantum round robin over the active slots; per-slot depth limit; over limit, drop the tail of the longest slot; optional periodic hash perturbation; docs/sfq.md",
+            "source": "McKenney, Stochastic Fairness Queueing, IEEE INFOCOM 1990; Linux net/sched/sch_sfq.c (sfq_enqueue, sfq_drop, sfq_dequeue, sfq_rehash) with its defaults",
+            "params": defaults::<SfqParams>(std::convert::identity),
+            "docs": sfq_docs(),
+        },
+        {
+            "kind": "choke",
+            "aliases": [],
+            "summary": "CHOKe: RED on the average queue (packets); above min_th each arrival is compared with one randomly drawn queued packet and both are dropped if they share a flow, else RED's early/forced drop; docs/choke.md",
+            "source": "Pan, Prabhakar & Psounis, CHOKe, IEEE INFOCOM 2000, sec. 2; Linux net/sched/sch_choke.c (choke_enqueue, choke_peek_random) with tc choke's defaults",
+            "params": defaults::<ChokeParams>(std::convert::identity),
+            "docs": choke_docs(),
+        },
     ])
 }
 
@@ -517,6 +536,34 @@ fn cake_docs() -> Value {
         "mpu": "minimum charged packet size, 0B..=256B (0B)",
         "set_ways": "associativity of the flow and host tables, a power of two 1..=1024 (8; 1 = direct-mapped)",
         "perturbation": "salt of the flow and host hashes (0)",
+    })
+}
+
+/// The keys of `sfq`.
+fn sfq_docs() -> Value {
+    json!({
+        "limit": "packets the whole queue holds, >= 1 (127); Linux clamps it to depth x flows",
+        "divisor": "hash buckets, a power of two 1..=65536 (1024)",
+        "flows": "slots active at once, 1..=65408 (128); clamped to divisor and to limit; an arrival finding none free is dropped",
+        "depth": "packets one slot holds, 1..=127 (127)",
+        "quantum": "bytes a slot sends per turn, counted in 8-byte units rounded up (1514B, Linux's Ethernet MTU + header)",
+        "perturb": "time between hash perturbations, queued packets re-filed; 0 = never (0, Linux's default)",
+        "headdrop": "drop from the head of the slot instead of its tail (false)",
+    })
+}
+
+/// The keys of `choke`.
+fn choke_docs() -> Value {
+    json!({
+        "limit": "packets the queue holds, 1..=131071 (1000)",
+        "min_th": "average queue in packets above which arrivals are compared with a random queued packet and RED may drop (83 = tc's max/3)",
+        "max_th": "average queue above which unmatched arrivals are dropped (250 = tc's limit/4)",
+        "max_p": "RED drop probability at max_th, in (0, 1] (0.02, tc's probability)",
+        "weight": "EWMA weight of the average, in (0, 1] (0.002; tc derives Wlog from burst)",
+        "mean_packet_size": "bytes per missed sample in the idle decay (1000B, tc's avpkt)",
+        "victim": "linux (default: uniform over the ring with holes, three tries, then the head) | uniform (the paper: uniform over queued packets)",
+        "ecn": "CE-mark ECN-capable arrivals RED would drop; matched pairs are always dropped (false)",
+        "harddrop": "with ecn, drop rather than mark above max_th (false)",
     })
 }
 

@@ -50,6 +50,10 @@ pub mod dualpi2;
 pub mod cake;
 // REM, Random Exponential Marking (Athuraliya, Low, Li & Yin 2001; ns-2 Queue/REM)
 pub mod rem;
+// SFQ (McKenney 1990; Linux sch_sfq)
+pub mod sfq;
+// CHOKe (Pan, Prabhakar & Psounis 2000; Linux sch_choke)
+pub mod choke;
 
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
@@ -81,6 +85,8 @@ pub use sfb::{Sfb, SfbParams};
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use cake::{Cake, CakeParams};
 pub use rem::{Rem, RemParams};
+pub use sfq::{Sfq, SfqParams};
+pub use choke::{Choke, ChokeParams};
 
 /// What a flow-aware discipline may know of a flow beyond its id: the hosts at its two ends
 /// and its DSCP (read by `cake`'s host isolation and tins; set once at build, `set_flow_labels`).
@@ -373,6 +379,10 @@ pub enum AnyQdisc {
     Cake(Cake),
     /// REM, Random Exponential Marking (Athuraliya et al. 2001, as ns-2 runs it).
     Rem(Rem),
+    /// Stochastic Fairness Queueing (Linux sch_sfq).
+    Sfq(Sfq),
+    /// CHOKe (Linux sch_choke).
+    Choke(Choke),
 }
 
 macro_rules! dispatch {
@@ -404,6 +414,8 @@ macro_rules! dispatch {
             AnyQdisc::DualPi2($q) => $e,
             AnyQdisc::Cake($q) => $e,
             AnyQdisc::Rem($q) => $e,
+            AnyQdisc::Sfq($q) => $e,
+            AnyQdisc::Choke($q) => $e,
         }
     };
 }

@@ -20,6 +20,7 @@ use crate::qdisc::{CodelParams, FqCodelParams};
 use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
 use crate::qdisc::{BlueParams, SfbParams};
+use crate::qdisc::{ChokeParams, SfqParams};
 use crate::qdisc::DualPi2Params;
 use crate::qdisc::CakeParams;
 use crate::scenario::units::Limit;
@@ -96,6 +97,10 @@ pub enum QueueSpec {
     Cake(CakeParams),
     /// `kind = "rem"`
     Rem(RemParams),
+    /// `kind = "sfq"`
+    Sfq(SfqParams),
+    /// `kind = "choke"`
+    Choke(ChokeParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -103,7 +108,8 @@ pub const QDISC_KINDS: &[&str] =
     &["droptail", "drop-front", "random-drop", "early-random-drop", "red", "rio", "fred", "cbt", "cbq", "fpq", "chardonnay", "chablis",
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
-      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake", "rem"];
+      "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake", "rem",
+      "sfq", "choke"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -135,6 +141,8 @@ impl QueueSpec {
             QueueSpec::DualPi2(p) => AnyQdisc::DualPi2(p.validate(path, rate_bps)?),
             QueueSpec::Cake(p) => AnyQdisc::Cake(p.validate(path)?),
             QueueSpec::Rem(p) => AnyQdisc::Rem(p.validate(path, rate_bps)?),
+            QueueSpec::Sfq(p) => AnyQdisc::Sfq(p.validate(path)?),
+            QueueSpec::Choke(p) => AnyQdisc::Choke(p.validate(path, rate_bps)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -167,6 +175,8 @@ impl QueueSpec {
             QueueSpec::DualPi2(_) => "dualpi2",
             QueueSpec::Cake(_) => "cake",
             QueueSpec::Rem(_) => "rem",
+            QueueSpec::Sfq(_) => "sfq",
+            QueueSpec::Choke(_) => "choke",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -198,6 +208,8 @@ impl QueueSpec {
             QueueSpec::DualPi2(p) => serde_json::to_value(p),
             QueueSpec::Cake(p) => serde_json::to_value(p),
             QueueSpec::Rem(p) => serde_json::to_value(p),
+            QueueSpec::Sfq(p) => serde_json::to_value(p),
+            QueueSpec::Choke(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -401,6 +413,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "dualpi2" => Ok(QueueSpec::DualPi2(params::<DualPi2Params>(rest, path)?.filled())),
         "cake" => Ok(QueueSpec::Cake(params(rest, path)?)),
         "rem" => Ok(QueueSpec::Rem(params(rest, path)?)),
+        "sfq" => Ok(QueueSpec::Sfq(params(rest, path)?)),
+        "choke" => Ok(QueueSpec::Choke(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
