@@ -1485,7 +1485,6 @@ fn delivered(e: &Endpoint) -> u64 {
     }
 }
 
-#[inline]
 /// The `app_rate` columns of a TCP flow (docs/results.md): write-to-delivery latency of the
 /// segments delivered after the warm-up, and what was written but not delivered at the end.
 fn app_latency_json(a: &AppLatency, rcv_nxt: u32) -> serde_json::Map<String, serde_json::Value> {
@@ -1499,6 +1498,7 @@ fn app_latency_json(a: &AppLatency, rcv_nxt: u32) -> serde_json::Map<String, ser
     m
 }
 
+#[inline]
 fn record_delivery(c: &mut FlowCounters, now: Time, pkt: &Packet, warmup: Time) {
     if now >= warmup {
         c.packets_delivered += 1;
