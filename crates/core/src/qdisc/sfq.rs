@@ -35,8 +35,9 @@
 //! Not modelled: Linux's per-slot RED (`redflowlimit`, `min`/`max`/`probability`, ECN marking
 //! of the head), tc filters and `skb->priority` classification (every packet is classified by
 //! its flow id), and the `quantum`-must-be-at-least-MTU advice (any `quantum` ≥ 1 byte works
-//! here; a smaller one just takes more rounds). Linux clamps `depth` to 127, `flows` to
-//! `divisor`, `limit` to `depth × flows` and then `flows` to `limit`; the same clamps apply here.
+//! here; a smaller one just takes more rounds). A key outside Linux's range (`depth` above 127, say) is
+//! refused rather than clamped; Linux's clamps between keys apply as there: `flows` to `divisor`,
+//! `limit` to `depth × flows`, then `flows` to `limit`.
 //!
 //! Quantum: Linux's default is the device MTU plus its link header, 1514 bytes on Ethernet.
 //! aqmlab keeps 1514: with aqmlab's default 1040-byte TCP segments a backlogged slot then sends
