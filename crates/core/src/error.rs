@@ -41,3 +41,12 @@ pub type ConfigResult<T> = Result<T, ConfigError>;
 pub fn join(parent: &str, key: &str) -> String {
     if parent.is_empty() { key.to_string() } else { format!("{parent}.{key}") }
 }
+
+/// Checks that the integer at `parent.key` lies in `lo..=hi`, naming the range when it does not.
+pub fn check_range(parent: &str, key: &str, value: u64, lo: u64, hi: u64) -> ConfigResult<()> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(join(parent, key), format!("must be in {lo}..={hi}, got {value}")))
+    }
+}

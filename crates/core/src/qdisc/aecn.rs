@@ -177,7 +177,7 @@ fn default_protected_pkts() -> u32 {
 
 impl Default for AecnParams {
     fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("every key has a default")
+        super::serde_defaults()
     }
 }
 

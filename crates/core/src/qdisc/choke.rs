@@ -48,7 +48,7 @@ use super::red::check_thresholds;
 use super::red_core::{RedConfig, RedDecision, RedState, RedVariant};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
-use crate::error::{join, ConfigError, ConfigResult};
+use crate::error::{check_range, join, ConfigError, ConfigResult};
 use crate::packet::{Ecn, Packet};
 use crate::scenario::units::Bytes;
 
@@ -118,7 +118,7 @@ fn default_mean_packet_size() -> Bytes {
 
 impl Default for ChokeParams {
     fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("every key has a default")
+        super::serde_defaults()
     }
 }
 
@@ -126,10 +126,8 @@ impl ChokeParams {
     /// Checks the keys and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Choke> {
         let key = |k: &str| join(path, k);
-        if !(1..=128 * 1024 - 1).contains(&self.limit) {
-            // Linux's CHOKE_MAX_QUEUE.
-            return Err(ConfigError::new(key("limit"), format!("must be in 1..=131071, got {}", self.limit)));
-        }
+        // Linux's CHOKE_MAX_QUEUE.
+        check_range(path, "limit", u64::from(self.limit), 1, 128 * 1024 - 1)?;
         check_thresholds(path, self.min_th, self.max_th)?;
         for (k, v) in [("max_p", self.max_p), ("weight", self.weight)] {
             if !(v > 0.0 && v <= 1.0) {

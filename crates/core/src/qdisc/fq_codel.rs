@@ -27,7 +27,7 @@ use super::fifo::Fifo;
 use super::fq_scheduler::{self, FlowScheduler};
 use super::{DropBuf, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Rng, Time};
-use crate::error::{join, ConfigError, ConfigResult};
+use crate::error::{check_range, ConfigResult};
 use crate::packet::{FlowId, Packet};
 use crate::scenario::units::{Bytes, Duration, SizeOrAuto};
 
@@ -104,17 +104,10 @@ impl FqCodelParams {
     /// Checks the keys and builds the discipline.
     pub fn validate(&self, path: &str) -> ConfigResult<FqCodel> {
         let cfg = codel_config(path, self.target, self.interval, self.min_bytes, self.ecn, self.variant)?;
-        let positive = |key: &str, v: u64, max: u64| {
-            if v == 0 || v > max {
-                Err(ConfigError::new(join(path, key), format!("must be in 1..={max}, got {v}")))
-            } else {
-                Ok(())
-            }
-        };
-        positive("limit", u64::from(self.limit), 1 << 24)?;
-        positive("flows", u64::from(self.flows), 65536)?;
-        positive("quantum", self.quantum.0, 1 << 20)?;
-        positive("drop_batch", u64::from(self.drop_batch), 1 << 16)?;
+        check_range(path, "limit", u64::from(self.limit), 1, 1 << 24)?;
+        check_range(path, "flows", u64::from(self.flows), 1, 65536)?;
+        check_range(path, "quantum", self.quantum.0, 1, 1 << 20)?;
+        check_range(path, "drop_batch", u64::from(self.drop_batch), 1, 1 << 16)?;
         Ok(FqCodel {
             cfg,
             limit: self.limit as usize,

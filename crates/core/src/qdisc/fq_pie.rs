@@ -47,7 +47,7 @@ use super::pie::{DelayEstimator, PieVariant};
 use super::pie_core::{PieLaw, PieState};
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Dur, Rng, Time};
-use crate::error::{join, ConfigError, ConfigResult};
+use crate::error::{check_range, join, ConfigError, ConfigResult};
 use crate::packet::{Ecn, FlowId, Packet};
 use crate::scenario::units::{Bytes, Duration};
 
@@ -204,17 +204,10 @@ impl FqPieParams {
     /// Checks the keys and builds the discipline.
     pub fn validate(&self, path: &str) -> ConfigResult<FqPie> {
         let key = |k: &str| join(path, k);
-        let within = |k: &str, v: u64, max: u64| {
-            if v == 0 || v > max {
-                Err(ConfigError::new(key(k), format!("must be in 1..={max}, got {v}")))
-            } else {
-                Ok(())
-            }
-        };
-        within("limit", u64::from(self.limit), 1 << 24)?;
-        within("flows", u64::from(self.flows), 65536)?;
-        within("quantum", self.quantum.0, 1 << 20)?;
-        within("drop_batch", u64::from(self.drop_batch), 1 << 16)?;
+        check_range(path, "limit", u64::from(self.limit), 1, 1 << 24)?;
+        check_range(path, "flows", u64::from(self.flows), 1, 65536)?;
+        check_range(path, "quantum", self.quantum.0, 1, 1 << 20)?;
+        check_range(path, "drop_batch", u64::from(self.drop_batch), 1, 1 << 16)?;
         for (name, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(ConfigError::new(key(name), format!("must be a finite number >= 0 (per second), got {v}")));
@@ -225,8 +218,8 @@ impl FqPieParams {
                 return Err(ConfigError::new(key(name), "must be a positive duration, got 0"));
             }
         }
-        within("dq_threshold", self.dq_threshold.0, 1 << 30)?;
-        within("mean_pkt_size", self.mean_pkt_size.0, 1 << 20)?;
+        check_range(path, "dq_threshold", self.dq_threshold.0, 1, 1 << 30)?;
+        check_range(path, "mean_pkt_size", self.mean_pkt_size.0, 1, 1 << 20)?;
         if !(self.ecn_prob.is_finite() && (0.0..=1.0).contains(&self.ecn_prob)) {
             return Err(ConfigError::new(key("ecn_prob"), format!("must be a probability in [0, 1], got {}", self.ecn_prob)));
         }

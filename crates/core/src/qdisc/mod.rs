@@ -58,6 +58,12 @@ pub mod choke;
 use crate::engine::{Rng, Time};
 use crate::packet::{FlowId, Packet};
 
+/// The parameters with every key at its serde default, as an empty `[queue]` table would give
+/// them: for the parameter types whose defaults live only in `#[serde(default = ...)]`.
+pub(crate) fn serde_defaults<T: serde::de::DeserializeOwned>() -> T {
+    toml::Value::Table(toml::Table::new()).try_into().expect("every key has a default")
+}
+
 pub use aecn::{Aecn, AecnParams};
 pub use bmre::{Bmre, BmreParams};
 pub use catalog::catalog;

@@ -57,7 +57,7 @@ use super::blue::check_step;
 use super::fifo::Fifo;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Dur, Rng, Time};
-use crate::error::{join, ConfigError, ConfigResult};
+use crate::error::{check_range, join, ConfigError, ConfigResult};
 use crate::packet::{Ecn, FlowId, Packet};
 use crate::scenario::units::{Duration, Limit};
 
@@ -174,7 +174,7 @@ fn default_penalty_burst() -> u32 {
 
 impl Default for SfbParams {
     fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("every key has a default")
+        super::serde_defaults()
     }
 }
 
@@ -182,18 +182,11 @@ impl SfbParams {
     /// Checks the keys and builds the discipline.
     pub fn validate(&self, path: &str) -> ConfigResult<Sfb> {
         let key = |k: &str| join(path, k);
-        let range = |k: &str, v: u64, lo: u64, hi: u64| {
-            if (lo..=hi).contains(&v) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(key(k), format!("must be in {lo}..={hi}, got {v}")))
-            }
-        };
-        range("limit", self.limit, 1, 1 << 24)?;
-        range("levels", u64::from(self.levels), 1, 32)?;
-        range("bins", u64::from(self.bins), 1, 4096)?;
-        range("target", u64::from(self.target), 1, 1 << 24)?;
-        range("max", u64::from(self.max), 1, 1 << 24)?;
+        check_range(path, "limit", self.limit, 1, 1 << 24)?;
+        check_range(path, "levels", u64::from(self.levels), 1, 32)?;
+        check_range(path, "bins", u64::from(self.bins), 1, 4096)?;
+        check_range(path, "target", u64::from(self.target), 1, 1 << 24)?;
+        check_range(path, "max", u64::from(self.max), 1, 1 << 24)?;
         check_step(path, "increment", self.increment)?;
         check_step(path, "decrement", self.decrement)?;
         if self.rehash.0 > Dur::ZERO && self.db.0 >= self.rehash.0 {

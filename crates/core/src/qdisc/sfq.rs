@@ -52,7 +52,7 @@ use serde::{Deserialize, Serialize};
 use super::fq_codel::flow_hash;
 use super::{DropBuf, DropKind, Qdisc, QdiscStats, Verdict};
 use crate::engine::{Dur, Rng, Time};
-use crate::error::{join, ConfigError, ConfigResult};
+use crate::error::{check_range, join, ConfigError, ConfigResult};
 use crate::packet::{FlowId, Packet};
 use crate::scenario::units::{Bytes, Duration};
 
@@ -111,7 +111,7 @@ fn default_perturb() -> Duration {
 
 impl Default for SfqParams {
     fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("every key has a default")
+        super::serde_defaults()
     }
 }
 
@@ -119,21 +119,14 @@ impl SfqParams {
     /// Checks the keys and builds the discipline (with Linux's clamps, `sfq_change`).
     pub fn validate(&self, path: &str) -> ConfigResult<Sfq> {
         let key = |k: &str| join(path, k);
-        let range = |k: &str, v: u64, lo: u64, hi: u64| {
-            if (lo..=hi).contains(&v) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(key(k), format!("must be in {lo}..={hi}, got {v}")))
-            }
-        };
-        range("limit", u64::from(self.limit), 1, u64::from(MAX_DEPTH) * u64::from(MAX_FLOWS))?;
+        check_range(path, "limit", u64::from(self.limit), 1, u64::from(MAX_DEPTH) * u64::from(MAX_FLOWS))?;
         if !(self.divisor.is_power_of_two() && self.divisor <= 65536) {
             return Err(ConfigError::new(key("divisor"), format!("must be a power of two in 1..=65536, got {}", self.divisor)));
         }
-        range("flows", u64::from(self.flows), 1, u64::from(MAX_FLOWS))?;
-        range("depth", u64::from(self.depth), 1, u64::from(MAX_DEPTH))?;
+        check_range(path, "flows", u64::from(self.flows), 1, u64::from(MAX_FLOWS))?;
+        check_range(path, "depth", u64::from(self.depth), 1, u64::from(MAX_DEPTH))?;
         // Linux keeps the scaled quantum in a short: at most 32767 units of 8 bytes.
-        range("quantum", self.quantum.0, 1, 32767 << ALLOT_SHIFT)?;
+        check_range(path, "quantum", self.quantum.0, 1, 32767 << ALLOT_SHIFT)?;
         let flows = self.flows.min(self.divisor);
         let limit = self.limit.min(self.depth * flows);
         let flows = flows.min(limit);
