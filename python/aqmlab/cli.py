@@ -50,6 +50,14 @@ def main() -> None:
         ctx = getattr(e, "ctx", None)
         command = ctx.command_path if ctx is not None else "aqmlab"
         _fail(f"{e.format_message()} (see: {command} --help)".replace("\n", " "))
+    except BaseException as e:
+        # A panic in the Rust core is a bug that validation missed: say so in one line, not a
+        # traceback. (pyo3's PanicException derives from BaseException and is not importable.)
+        if type(e).__name__ != "PanicException":
+            raise
+        click.echo(f"aqmlab: internal error (a bug in aqmlab, not a mistake in your input): {e}; "
+                   "no results were written; please report it with the scenario", err=True)
+        sys.exit(70)
     else:
         sys.exit(code if isinstance(code, int) else 0)
 

@@ -12,13 +12,16 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
         let span = e.inner().span();
         let mut err = path_error(e.path().to_string(), e.inner().message());
         if err.message.contains("number too large to fit in target type") {
-            // TOML integers are i64: say so, and which value on the line it was.
-            let value = span.as_ref().map(|s| text[s.start.min(text.len())..].split(['\n', ',', '}']).next().unwrap_or("").trim());
-            err.message = format!(
-                "{} is too large: TOML integers are at most {} (run.seed allows 0 to that in a TOML file)",
-                value.filter(|v| !v.is_empty()).unwrap_or("a number"),
-                i64::MAX
-            );
+            // TOML integers are i64: say so, and which key and value on the line it was.
+            let start = span.as_ref().map_or(0, |s| s.start.min(text.len()));
+            let value = text[start..].split(['\n', ',', '}']).next().unwrap_or("").trim();
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let key = text[line_start..start].rsplit_once('=').map(|(k, _)| k.rsplit(['{', ',']).next().unwrap_or(k).trim());
+            let what = if value.is_empty() { "a number" } else { value };
+            err.message = match key.filter(|k| !k.is_empty()) {
+                Some(k) => format!("{k} = {what} is too large: TOML integers are at most {}", i64::MAX),
+                None => format!("{what} is too large: TOML integers are at most {}", i64::MAX),
+            };
         }
         // The key's own line beats the span toml reports (often the enclosing table's).
         err.line = locate(text, &err.path).or_else(|| span.map(|s| line_of_offset(text, s.start)));

@@ -198,10 +198,15 @@ fn unit_list(units: &[(&str, f64)]) -> String {
     units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ")
 }
 
-/// Parses a rate such as `"10Mbps"`; the error says what is allowed.
+/// Smallest rate accepted, bits per second. Far below it a single packet's transmission time
+/// overflows simulated time (a `u64` of nanoseconds); at it, a 64 KB packet takes six days.
+pub const MIN_RATE_BPS: f64 = 1.0;
+
+/// Parses a rate such as `"10Mbps"`, at least [`MIN_RATE_BPS`]; the error says what is allowed.
 pub fn parse_rate(s: &str) -> Result<f64, String> {
     match parse_with(s, RATE_UNITS) {
-        Some(r) if r > 0.0 && r.is_finite() => Ok(r),
+        Some(r) if (MIN_RATE_BPS..f64::INFINITY).contains(&r) => Ok(r),
+        Some(r) if r > 0.0 => Err(format!("rate \"{s}\" is below the smallest allowed, 1bps")),
         Some(_) => Err(format!("rate must be positive, got \"{s}\"")),
         None => Err(format!(
             "\"{s}\" is not a rate; write a number and a unit, e.g. \"10Mbps\" (units: {})",
@@ -417,6 +422,8 @@ mod tests {
         assert!(e.contains("\"10Mbs\" is not a rate") && e.contains("Mbps"), "{e}");
         assert!(parse_rate("10").is_err());
         assert!(parse_rate("0Mbps").unwrap_err().contains("positive"));
+        assert_eq!(parse_rate("1e-9bps").unwrap_err(), "rate \"1e-9bps\" is below the smallest allowed, 1bps");
+        assert_eq!(parse_rate("1bps"), Ok(1.0));
         assert!(parse_rate("-5Mbps").unwrap_err().contains("positive"));
     }
 
