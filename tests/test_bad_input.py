@@ -139,8 +139,22 @@ def test_output_directory_that_is_empty_root_or_the_current_one_is_refused(out: 
 def test_output_directory_that_is_not_utf8_is_refused(small_scenario: Path, tmp_path: Path) -> None:
     # Was a UnicodeEncodeError traceback from pyarrow after the run.
     out = os.fsdecode(os.fsencode(tmp_path) + b"/r\xe9sultats")
-    check_one_line_error(run_cli("run", str(small_scenario), "--out", out), ["--out", "r\\udce9sultats", "not valid UTF-8"])
+    check_one_line_error(run_cli("run", str(small_scenario), "--out", out), ["--out", "r\\xe9sultats", "not valid UTF-8"])
     assert list(tmp_path.iterdir()) == [small_scenario], "nothing but the scenario may be written"
+
+
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_file_name_that_is_not_utf8_needs_an_explicit_out(command: str, tmp_path: Path) -> None:
+    # Was "--out results/\udcff: the path is not valid UTF-8" for an --out the user never gave.
+    (tmp_path / "small.toml").write_text(SMALL_TCP)
+    text = SMALL_TCP if command == "run" else f'base = "{tmp_path / "small.toml"}"\n[sweep]\n"run.seed" = [1, 2]\n'
+    named = os.fsdecode(os.fsencode(tmp_path) + b"/s\xff.toml")
+    Path(named).write_text(text)
+    work = tmp_path / "work"
+    work.mkdir()
+    check_one_line_error(run_cli(command, named, cwd=work),
+                         ["s\\xff.toml", "not valid UTF-8", "default results directory", "--out"])
+    assert list(work.iterdir()) == []
 
 
 def test_output_directory_with_other_files_is_refused(small_scenario: Path, tmp_path: Path) -> None:

@@ -249,6 +249,14 @@ def test_numpy_scalars_and_arrays_in_a_dict_scenario() -> None:
     assert a["flows"] == b["flows"] and a["aggregate"] == b["aggregate"]
     with pytest.raises(aqmlab.ScenarioError, match=r"^flows\[0\]\.count: set values are not allowed"):
         aqmlab.validate({**plain, "flows": [{"kind": "tcp", "count": {2}}]})
+    # Were "queue.max_p: expected value" (json.dumps writes NaN, which JSON does not have).
+    for bad in (float("nan"), np.float64("inf"), -np.inf):
+        with pytest.raises(aqmlab.ScenarioError, match=r"^queue\.max_p: -?(nan|inf) is not allowed; give a finite number$"):
+            aqmlab.validate({**plain, "queue": {**plain["queue"], "max_p": bad}})
+    # Was "allowed: -9223372036854775808 to 18446744073709551615", a negative range for a count.
+    with pytest.raises(aqmlab.ScenarioError, match=r"^queue\.limit: 1180591620717411303424 is too large; no key takes an "
+                                                   r"integer above 18446744073709551615$"):
+        aqmlab.validate({**plain, "queue": {**plain["queue"], "limit": 2**70}})
 
 
 def test_json_scenario_files_run_and_validate(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -61,10 +62,15 @@ def _plain(value: Any, path: str) -> Any:
     if isinstance(value, int):
         if path == "run.seed" and not 0 <= value <= _SEED_MAX:
             raise ScenarioError(f"run.seed: must be an integer from 0 to {_SEED_MAX}, got {value}")
-        if not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
-            raise ScenarioError(f"{path}: {value} does not fit a 64-bit integer; allowed: {_INT_RANGE[0]} to {_INT_RANGE[1]}")
+        if value > _INT_RANGE[1]:
+            raise ScenarioError(f"{path}: {value} is too large; no key takes an integer above {_INT_RANGE[1]}")
+        if value < _INT_RANGE[0]:
+            raise ScenarioError(f"{path}: {value} is too small; no key takes an integer below {_INT_RANGE[0]}")
         return value
     if isinstance(value, float):
+        # json.dumps would write NaN/Infinity, which the core's JSON reader rejects without the reason.
+        if not math.isfinite(value):
+            raise ScenarioError(f"{path}: {value} is not allowed; give a finite number")
         return value
     raise ScenarioError(f"{path}: {type(value).__name__} values are not allowed; use a string, number, bool, list or table")
 

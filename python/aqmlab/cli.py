@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,19 @@ from .exceptions import AqmlabError
 def _fail(msg: str) -> None:
     click.echo(f"aqmlab: error: {msg}", err=True)
     sys.exit(2)
+
+
+def _default_out(source: Path, prefix: str = "") -> Path:
+    """results/<prefix><source's stem>, the default results directory; a name that is not UTF-8
+    cannot be one (see output.check_output_dir), and the user did not write --out, so say why."""
+    name = f"{prefix}{source.stem}"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(source.name).decode("utf-8", "backslashreplace")
+        _fail(f"{shown}: the file name is not valid UTF-8, so it cannot name the default results directory "
+              f"results/{prefix}<file name>; give one with --out")
+    return Path("results") / name
 
 
 @contextlib.contextmanager
@@ -89,7 +103,7 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
     from .output import check_output_dir
 
     path = scenario or api.default_scenario_path()
-    out_arg = Path("results") / path.stem if out is None else out
+    out_arg = _default_out(path) if out is None else out
     with _user_facing_errors():
         check_output_dir(out_arg)
         out = Path(out_arg)
@@ -138,7 +152,7 @@ def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, n
     from .output import check_output_dir
 
     path = scenario or api.default_scenario_path()
-    out_arg = Path("results") / f"live-{path.stem}" if out is None else out
+    out_arg = _default_out(path, "live-") if out is None else out
     with _user_facing_errors():
         check_output_dir(out_arg)
         total_s = api.seconds(api.validate(path)["run"]["duration"])
@@ -189,7 +203,7 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
 
     if out is not None and out.strip() == "":
         _fail("--out '': the sweep directory must not be empty; give a directory such as results/my-sweep")
-    out_dir = Path("results") / sweep_file.stem if out is None else Path(out)
+    out_dir = _default_out(sweep_file) if out is None else Path(out)
     bar = None
     done = 0
 

@@ -73,7 +73,7 @@ def _check_target(out_arg: str | os.PathLike) -> Path:
     except UnicodeEncodeError:
         # pyarrow (and most tools reading the results) take UTF-8 paths only; the bytes that are
         # not UTF-8 arrive as surrogate escapes.
-        shown = os.fspath(out_arg).encode("utf-8", "backslashreplace").decode()
+        shown = os.fsencode(out_arg).decode("utf-8", "backslashreplace")  # the bytes as written: \xe9
         raise SimulationError(f"--out {shown}: the path is not valid UTF-8; results directories must have "
                               f"UTF-8 names") from None
     out = Path(out_arg)
