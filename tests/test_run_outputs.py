@@ -306,6 +306,10 @@ def test_every_key_a_discipline_accepts_is_listed(tmp_path: Path) -> None:
         shown = json.loads(proc.stdout)["queue"]
         missing = [k for k in q["params"] if k not in shown]
         assert not missing, f"validate --show does not list {missing} of {q['kind']}"
+        # The shown scenario reads back as itself (its nulls, e.g. chardonnay's max_factor, mean "default").
+        scenario.write_text(proc.stdout)
+        again = run_cli("validate", str(scenario), "--show")
+        assert again.returncode == 0 and again.stdout == proc.stdout, (q["kind"], again.stderr)
     red = next(q for q in catalog if q["kind"] == "red")
     assert "wait" in red["keys"] and red["key_aliases"]["thresh_"] == "min_th"
     fred = next(q for q in catalog if q["kind"] == "fred")

@@ -42,14 +42,16 @@ _SEED_MAX = 2**64 - 1
 
 def _plain(value: Any, path: str) -> Any:
     """A deep copy of a scenario value with only JSON types: numpy scalars and arrays become
-    Python numbers, bools and lists, tuples become lists. Anything else, or an integer that no
+    Python numbers, bools and lists, tuples become lists, and keys set to None are left out. Anything else, or an integer that no
     key can hold, is a ScenarioError naming the key path."""
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise ScenarioError(f"{path or 'scenario'}: keys must be strings, got {k!r}")
-            out[k] = _plain(v, f"{path}.{k}" if path else k)
+            # null is "the default", as in `validate --show` output (TOML, having no null, omits the key).
+            if v is not None:
+                out[k] = _plain(v, f"{path}.{k}" if path else k)
         return out
     if isinstance(value, np.ndarray):
         value = value.tolist()
