@@ -437,3 +437,53 @@ def _emulation_params():
 def test_ns3_reno_sack_reproduces_ns3_without_sack(compared, emulated, name: str, metric: str) -> None:
     s = EMULATION_CHECKED[name]
     _assert_agrees(metric, emulated(s), compared(s).ns3)
+
+
+# ---------------------------------------------------------------- the default reduction with SACK
+# The SACK comparisons above run aqmlab with `ssthresh_from_pipe`, ns-3's reduction (it halves its
+# BytesInFlight, the RFC 6675 pipe). aqmlab's default halves RFC 5681's FlightSize, the window in
+# use, which backs off less at these windows. The same criteria, against the same ns-3 runs, for the
+# default. Measured (3 seeds, aqmlab : ns-3): goodput 0.997-1.014, drops 0.99-1.20, shares under RED
+# within 0.015; where the expiries differ, the softer back-off is why (each gap below).
+
+@pytest.fixture(scope="module")
+def rfc_reduced():
+    """`rfc_reduced(scenario)`: aqmlab halving FlightSize (no `ssthresh_from_pipe`), mean over the seeds."""
+    cache: dict[str, dict] = {}
+
+    def get(s: ns3ref.MatchedScenario) -> dict:
+        if s.name not in cache:
+            cache[s.name] = ns3ref.aqmlab_mean(dataclasses.replace(s, rfc_flightsize=True))
+        return cache[s.name]
+
+    return get
+
+
+RFC_REDUCTION_CHECKED = {s.name: s for s in [*ns3ref.SCENARIOS.values(), *ns3ref.GRID.values()] if s.sack}
+RFC_REDUCTION_GAPS = {
+    ("codel_10flows", "timeouts"): "RTO expiries 24.0 : 18.0 per run with FlightSize halving (17.7 : 18 with "
+                                   "ns-3's pipe halving), drops 1.19x",
+    ("pie_10flows", "timeouts"): "RTO expiries 19.3 : 13.0 per run with FlightSize halving (12.3 : 13 with "
+                                 "ns-3's pipe halving), drops 1.20x",
+}
+
+
+def _rfc_reduction_params():
+    for name, s in RFC_REDUCTION_CHECKED.items():
+        for metric in ("goodput", "drops", "timeouts", *(["shares"] if s.queue == "red" else [])):
+            gap = RFC_REDUCTION_GAPS.get((name, metric))
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            yield pytest.param(name, metric, marks=marks, id=f"{name}-{metric}")
+
+
+@pytest.mark.parametrize(("name", "metric"), list(_rfc_reduction_params()))
+def test_default_flightsize_reduction_with_sack_meets_the_criteria(compared, rfc_reduced, name: str,
+                                                                   metric: str) -> None:
+    s = RFC_REDUCTION_CHECKED[name]
+    ours, theirs = rfc_reduced(s), compared(s)
+    if metric == "shares":
+        total = sum(ours["per_flow_goodput_bps"])
+        shares = [g / total for g in ours["per_flow_goodput_bps"]]
+        assert max(abs(a - b) for a, b in zip(shares, theirs.shares("ns3"), strict=True)) <= 0.05
+    else:
+        _assert_agrees(metric, ours, theirs.ns3)

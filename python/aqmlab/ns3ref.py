@@ -92,6 +92,9 @@ class MatchedScenario:
     # Without SACK: aqmlab runs ns-3 3.44's own recovery (`ns3_reno_sack`, its emulated "Reno SACK"
     # scoreboard) instead of RFC 6582 NewReno. ns-3's side is the same either way.
     ns3_reno_sack: bool = False
+    # With SACK: aqmlab halves RFC 5681's FlightSize (its default) instead of ns-3's pipe
+    # (`ssthresh_from_pipe`, below), to check the default reduction against ns-3 too.
+    rfc_flightsize: bool = False
     # "ns3": aqmlab's `profile = "ns3"` against ns-3 at every one of its own TCP
     # defaults (docs/tcp-profiles.md); the TCP fields above are then ignored on both sides.
     profile: str | None = None
@@ -178,7 +181,7 @@ class MatchedScenario:
                         "limited_transmit": self.limited_transmit, "timestamps": True})
             if self.ns3_reno_sack:
                 tcp["ns3_reno_sack"] = True
-            if self.sack:
+            if self.sack and not self.rfc_flightsize:
                 # ns-3 halves its BytesInFlight (the RFC 6675 pipe), not FlightSize, on every
                 # reduction (docs/tcp.md); RFC 5681's FlightSize drops ~17 % more here.
                 tcp["ssthresh_from_pipe"] = True
