@@ -125,8 +125,12 @@ def test_quick_repro_writes_a_report_with_verdicts(tmp_path) -> None:
     assert p.quick and len(cl) >= 12
     text = (tmp_path / "report.md").read_text()
     assert "| R2a |" in text and "| R8 |" in text and "| R3 |" in text and "Sensitivity" in text
+    # The rows an audit found missing (R6b needs the full run's Fair Drop off E5 runs).
+    for ident in ("R1c", "R1d", "R4e", "R11b", "R11c", "R11d", "R11e"):
+        assert f"| {ident} |" in text, ident
+    assert "RED and FRED at max_p 0.2 and 0.4" in text
     for name in ("fig4_3_fairness.png", "fig4_5_tcp_share_cbr.png", "bmre_internals.png", "results.csv",
-                 "fig4_4_drop_events.png", "drop_events.csv"):
+                 "fig4_4_drop_events.png", "drop_events.csv", "maxp.csv"):
         assert (tmp_path / name).exists(), name
     assert all(c.holds in (True, False, None) for c in cl)
 

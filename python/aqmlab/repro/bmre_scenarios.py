@@ -28,13 +28,18 @@ BUFFER_BYTES = 320_000
 AQMS = ("bmre", "red", "fred", "drr")
 
 
-def queue(aqm: str, *, mean_packet: int = PACKET_BYTES, **bmre_keys: Any) -> dict[str, Any]:
-    """The discipline `aqm` with the thesis's settings (spec §3 "Buffer")."""
+#: RED's and FRED's max_p in every run (§4.1: "max_p is set to 0.2 for RED and FRED").
+MAX_P = 0.2
+
+
+def queue(aqm: str, *, mean_packet: int = PACKET_BYTES, max_p: float = MAX_P, **bmre_keys: Any) -> dict[str, Any]:
+    """The discipline `aqm` with the thesis's settings (spec §3 "Buffer"); `max_p` for RED and FRED
+    only (the §4.2.1 max_p comparison, claim R1c)."""
     if aqm == "bmre":
         return {"kind": "bmre", **bmre_keys}
     # Thresholds in units of mean_packet-byte packets (byte mode): 53 kB and 160 kB.
     unit = mean_packet
-    red = {"limit": f"{BUFFER_BYTES}B", "min_th": 53_000 / unit, "max_th": 160_000 / unit, "max_p": 0.2,
+    red = {"limit": f"{BUFFER_BYTES}B", "min_th": 53_000 / unit, "max_th": 160_000 / unit, "max_p": max_p,
            "weight": 0.002, "byte_mode": True, "mean_packet_size": f"{unit}B"}
     if aqm == "red":
         return {"kind": "red", **red, "variant": "ns2", "wait": True, "gentle": False}
