@@ -42,8 +42,9 @@ _SEED_MAX = 2**64 - 1
 
 def _plain(value: Any, path: str) -> Any:
     """A deep copy of a scenario value with only JSON types: numpy scalars and arrays become
-    Python numbers, bools and lists, tuples become lists, and keys set to None are left out. Anything else, or an integer that no
-    key can hold, is a ScenarioError naming the key path."""
+    Python numbers, bools and lists, tuples become lists, keys set to None are left out. Anything
+    else, a NaN or infinity, or an integer that no key can hold, is a ScenarioError naming the key
+    path."""
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
