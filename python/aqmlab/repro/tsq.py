@@ -496,8 +496,7 @@ def _optimum_model_note(r: dict[str, pd.DataFrame], h1: pd.DataFrame, h2: pd.Dat
     the runs when they were made."""
     udp = ""
     if "e1_udp" in r and "e2_udp" in r:
-        udp = (f", plain UDP CBR to hint {optimum(by_hint(r['e1_udp']))[0]} (audio) and "
-               f"{optimum(by_hint(r['e2_udp']))[0]} (video)")
+        udp = ", plain UDP CBR to " + _two_hints(optimum(by_hint(r["e1_udp"]))[0], optimum(by_hint(r["e2_udp"]))[0])
     app = ""
     if "media_q_app" in h1 and "media_q_app" in h2:
         best = max(float(h[h["hint"] > 0]["media_q_app"].max()) for h in (h1, h2))
@@ -906,13 +905,17 @@ def _add_notes(c: list[Claim], r: dict[str, pd.DataFrame], n5: pd.DataFrame) -> 
 
 # ---- report ----
 
+def _two_hints(audio: int, video: int) -> str:
+    return f"hint {audio} for audio and video" if audio == video else f"hint {audio} for audio, {video} for video"
+
+
 def _optimum_caveat(info: dict[str, Any]) -> str:
     """The header's warning that the hint-6 optimum (E1.1, E2.1) rests on two of the choices above, from
     the sensitivity runs (S.1) and the listener's delay (S.2) when they were run."""
     parts = []
     if "hu1" in info and "hu2" in info:
-        parts.append(f"with the media flows as plain UDP CBR the optimum moves to hint {optimum(info['hu1'])[0]} "
-                     f"(audio) and {optimum(info['hu2'])[0]} (video) (S.1)")
+        parts.append("with the media flows as plain UDP CBR the optimum moves to "
+                     + _two_hints(optimum(info["hu1"])[0], optimum(info["hu2"])[0]) + " (S.1)")
     h1, h2 = info["h1"], info["h2"]
     if "media_q_app" in h1 and "media_q_app" in h2:
         best = max(float(h[h["hint"] > 0]["media_q_app"].max()) for h in (h1, h2))
