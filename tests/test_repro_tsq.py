@@ -4,33 +4,40 @@ and counter-examples must make the key claims fail or fall within the seeds' noi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from aqmlab.repro import tsq as T
-from aqmlab.repro.common import tally
+from aqmlab.repro.common import SeedMean, clearly_greater, tally
 
 SEEDS = (1, 2, 3, 4)
 # Per-seed offsets with zero mean: means come out exact, standard errors are known.
 JIT = {1: -1.5, 2: -0.5, 3: 0.5, 4: 1.5}
 
 
-def sweep(qt_base: float = 0.6, *, jitter: float = 0.001, kbps=lambda h: 40 + 5 * h, q_override=None) -> pd.DataFrame:
-    """A hint sweep (hint 0 = PI alone = hint 16): Q_d = 1 − 0.02·h falls with the hint, Q_t = base + 0.05·h
-    rises, so Q = min peaks where they cross (base 0.6 → hint 6, 0.55 → 7, 0.65 → 5, 0.8 → 3, ≥ 1 → 1)."""
+def sweep(qt_base: float = 0.6, *, jitter: float = 0.001, kbps=lambda h: 40 + 5 * h, q_override=None,
+          qt_slope: float = 0.05) -> pd.DataFrame:
+    """A hint sweep (hint 0 = PI alone = hint 16): Q_d = 1 − 0.02·h falls with the hint, Q_t = base + slope·h
+    rises, so Q = min peaks where they cross (slope 0.05: base 0.6 → hint 6, 0.55 → 7, 0.65 → 5, 0.8 → 3,
+    ≥ 1 → 1; slope 0.03, base 0.7 → hint 6 with a smaller Q_t drop, video's in Fig. 5.8)."""
     rows = []
     for s in SEEDS:
         j = JIT[s] * jitter
         for h in range(17):
             hh = h or 16
-            qd, qt = 1 - 0.02 * hh + j, min(qt_base + 0.05 * hh, 1.0) + j
+            qd, qt = 1 - 0.02 * hh + j, min(qt_base + qt_slope * hh, 1.0) + j
             q = (q_override or {}).get(hh, min(qd, qt) - j) + j
             med, spread = 150 + 7 * hh, 2 + 3 * hh
             rows.append({"hint": h, "tsq": h > 0, "seed": s, "media_q": q, "media_qd": qd, "media_qt": qt,
-                         "media_kbps": kbps(hh) * (1 + j), "media_delay_ms": med, "queue_pkts": 200.0,
+                         "media_q_win": q, "media_kbps": kbps(hh) * (1 + j), "media_delay_ms": med,
+                         "queue_pkts": 200.0, "ftp_q": 0.01 * (1 + 0.001 * j),
                          "delay_samples_ms": np.linspace(med - spread / 2, med + spread / 2, 101) + JIT[s],
-                         "media_windows_kbps": np.full(50, 20.0 + 6 * hh) + JIT[s]})
+                         "media_windows_kbps": np.full(50, 20.0 + 6 * hh) + JIT[s],
+                         # FTP's windows: audio's hint-16 curve, slightly wider (Fig. 5.3)
+                         "ftp_windows_kbps": np.linspace(100.0, 132.0, 200) + JIT[s]})
     return pd.DataFrame(rows)
 
 
@@ -53,11 +60,14 @@ def udp_sweep(udp_gain: float = -0.01) -> pd.DataFrame:
     rows = []
     for s in SEEDS:
         j = JIT[s] * 0.0002
-        rows.append({"hint": 0, "tsq": False, "seed": s, "ftp_kbps": 148.0, "media_kbps": 580.0})
+        rows.append({"hint": 0, "tsq": False, "seed": s, "ftp_kbps": 148.0, "media_kbps": 580.0, "media_q": 0.775,
+                     "ftp_q": 148.0 / 15000})
         for h in range(1, 17):
             d = 16 - h
-            rows.append({"hint": h, "tsq": True, "seed": s, "ftp_kbps": 148.0 * (1 + 0.0005 * d + (j if d else 0)),
-                         "media_kbps": 580.0 * (1 + udp_gain * d + (j if d else 0))})
+            ftp = 148.0 * (1 + 0.0005 * d + (j if d else 0))
+            rows.append({"hint": h, "tsq": True, "seed": s, "ftp_kbps": ftp, "ftp_q": ftp / 15000,
+                         "media_kbps": 580.0 * (1 + udp_gain * d + (j if d else 0)),
+                         "media_q": 0.775 + 0.0125 * d * (1 + (j if d else 0))})
     return pd.DataFrame(rows)
 
 
@@ -68,7 +78,7 @@ FTP5 = {1: 1.03, 25: 1.02, 50: 1.015, 75: 1.01}
 
 
 def thesis_like(**over) -> dict[str, pd.DataFrame]:
-    r = {"e1": sweep(), "e2": sweep(kbps=lambda h: 150 + 3 * h), "e3": mixes(AUDIO3, FTP3), "e4": udp_sweep(),
+    r = {"e1": sweep(), "e2": sweep(0.7, qt_slope=0.03, kbps=lambda h: 150 + 3 * h), "e3": mixes(AUDIO3, FTP3), "e4": udp_sweep(),
          "e5": mixes(UDP5, FTP5), "e1_tfrc": sweep(0.55), "e2_tfrc": sweep(0.65), "e1_udp": sweep(), "e2_udp": sweep()}
     r.update(over)
     return r
@@ -84,9 +94,9 @@ def by_id(r: dict[str, pd.DataFrame]) -> dict[str, T.Claim]:
 def test_a_thesis_like_frame_makes_every_claim_with_a_criterion_hold() -> None:
     cl, info = T.claims(thesis_like())
     tested = [c for c in cl if c.ident != "E2.3"]  # E2.3 is a sanity check, shown only
-    assert {c.ident for c in tested} >= {"E1.1", "E1.2", "E1.3", "E1.4", "E1.5", "E2.1", "E2.2", "E2.4", "E2.5",
-                                         "E3.1", "E3.2", "E3.3", "E3.4", "Ch7.1", "Ch7.2", "E4.1", "E4.2", "E5.1",
-                                         "E5.2", "S.1"}
+    assert {c.ident for c in tested} >= {"E1.1", "E1.2", "E1.3", "E1.4", "E1.5", "E1.6", "E1.7", "E1.8", "E1.9", "E2.1",
+                                         "E2.2", "E2.4", "E2.5", "E2.6", "E2.7", "E3.1", "E3.2", "E3.3", "E3.4",
+                                         "Ch7.1", "Ch7.2", "E4.1", "E4.2", "E5.1", "E5.2", "G.1", "S.1", "S.3"}
     assert {c.ident: c.verdict for c in tested} == {c.ident: "holds" for c in tested}
     assert not any(c.note for c in tested)
     assert tally(cl) == f"{len(cl) - 1} of {len(cl)} claims hold, 0 do not, 1 shown only"
@@ -180,3 +190,146 @@ def test_one_seed_gives_plain_comparisons_never_within_noise() -> None:
     cl, _ = T.claims(one)
     assert not any(c.within_noise for c in cl)
     assert {c.ident: c for c in cl}["E3.4"].verdict == "holds"
+
+
+# ---- the claims added from the digest's list (Figs. 5.3, 5.5, 5.8, §5.6) and spec §3.6's variant ----
+
+def test_e1_6_fails_when_ftp_windows_look_like_the_hint_1_curve_and_e1_7_when_pi_alone_differs() -> None:
+    e1 = sweep()
+    e1["ftp_windows_kbps"] = [np.full(50, 26.0) + JIT[s] for s in e1["seed"]]  # audio's hint-1 curve
+    c = by_id(thesis_like(e1=e1))["E1.6"]
+    assert c.verdict == "does not hold" and "distance to hint 1" in c.note
+    e1 = sweep()
+    pi = e1["hint"] == 0
+    e1.loc[pi, "media_windows_kbps"] = pd.Series([np.full(50, 56.0) + JIT[s] for s in e1.loc[pi, "seed"]],
+                                                 index=e1.index[pi])  # audio's hint-6 curve
+    c = by_id(thesis_like(e1=e1))["E1.7"]
+    assert c.verdict == "does not hold" and "distance to hint 6" in c.note
+
+
+def test_e1_8_fails_when_pi_alone_delay_is_clearly_not_hint_16s() -> None:
+    e1 = sweep()
+    e1.loc[e1["hint"] == 0, "media_delay_ms"] += 30.0
+    c = by_id(thesis_like(e1=e1))["E1.8"]
+    assert c.verdict == "does not hold" and "PI alone" in c.note
+    assert by_id(thesis_like())["E1.8"].verdict == "holds"
+
+
+def test_e2_6_fails_when_video_q_t_rises_as_the_hint_falls_and_e2_7_when_its_drop_is_larger() -> None:
+    e2 = sweep(0.7, qt_slope=0.03, kbps=lambda h: 150 + 3 * h)
+    e2["media_qt"] = 1.2 - e2["media_qt"]  # Q_t now falls with the hint
+    cl = by_id(thesis_like(e2=e2))
+    assert cl["E2.6"].verdict == "does not hold" and "Q_t(16)" in cl["E2.6"].note
+    assert cl["E2.6"].statement.startswith("video Q_d")
+    # E2.7 compares the Q_t drops 16 → 1: a video drop larger than audio's fails it
+    cl = by_id(thesis_like(e1=sweep(0.7, qt_slope=0.03), e2=sweep(kbps=lambda h: 150 + 3 * h)))
+    assert cl["E2.7"].verdict == "does not hold" and "audio Q_t drop" in cl["E2.7"].note
+
+
+def test_g_1_fails_when_ftp_loses_in_one_mix_and_names_it() -> None:
+    c = by_id(thesis_like(e5=mixes(UDP5, {**FTP5, 50: 0.98})))["G.1"]
+    assert c.verdict == "does not hold" and "E5 FTP@50" in c.note
+    ok = by_id(thesis_like())["G.1"]
+    assert ok.verdict == "holds" and ok.ours.startswith("11 set-ups")
+
+
+def test_s_3_fails_when_per_window_quality_peaks_at_hint_1() -> None:
+    e1 = sweep()
+    e1["media_q_win"] = 1 - 0.02 * e1["hint"].replace(0, 16) + e1["seed"].map(JIT) * 0.001
+    c = by_id(thesis_like(e1=e1))["S.3"]
+    assert c.verdict == "does not hold" and "audio: Q_win(" in c.note and "audio does not" in c.note
+
+
+def test_window_quality_by_hand() -> None:
+    # four 50-ms bins … twelve: two complete 300-ms windows (20.0–20.3, 20.3–20.6) and a partial one
+    t = 20.0 + 0.05 * np.arange(1, 15)
+    late = pd.DataFrame({"time_s": t, "flow7_goodput_bps": [128e3 * 960 / 1000] * 6 + [0.0] * 8})
+    delays = pd.DataFrame({"time_s": [20.1, 20.3, 20.45, 20.65], "flow": [7, 7, 7, 7],
+                           "delay_s": [0.150, 0.250, 0.400, 0.100]})
+    w = T.window_quality("audio", late, delays, 7, "tcp")
+    # window 0: 128 Kb/s, delay (150 + 250)/2 = 200 ms → Q = min(0.884, 1); window 1: nothing delivered → 0
+    # (the 400-ms packet arrived, but no in-order throughput: Q_t = 0); 20.65 is past the last full window
+    assert w["media_q_win"] == pytest.approx((1.268 - 0.00192 * 200) / 2)
+    assert w["media_qt_win"] == pytest.approx(0.5)
+    assert w["media_qd_win"] == pytest.approx(((1.268 - 0.00192 * 200) + 0.5) / 2)
+
+
+def test_cdf_quantiles_give_the_claims_numbers_exactly() -> None:
+    r = thesis_like()
+    r["e1"]["delay_samples_ms"] = [np.random.default_rng(i).gamma(2.0, 20.0, 500) + 150
+                                   for i in range(len(r["e1"]))]
+    q = T.cdf_quantiles(r)
+    assert set(q["series"]) == {"delay_ms", "media_kbps_300ms", "ftp_kbps_300ms"}
+    assert len(q) == 2 * 17 * 3 * (len(SEEDS) + 1)
+    c = by_id(r)
+    d = q[(q["exp"] == "e1") & (q["series"] == "delay_ms")].set_index(["hint", "seed"])
+    # E1.2's shown medians are the pooled p50s; E1.3's spreads the pooled p90 − p10
+    assert c["E1.2"].ours.endswith(" / ".join(f"{d.loc[(h, 'all'), 'p50']:.0f}" for h in T.CDF_HINTS))
+    assert c["E1.3"].ours.endswith(" / ".join(f"{d.loc[(h, 'all'), 'p90'] - d.loc[(h, 'all'), 'p10']:.0f}"
+                                              for h in T.CDF_HINTS))
+    e1 = r["e1"]
+    x = e1[(e1["hint"] == 6) & (e1["seed"] == 2)]["delay_samples_ms"].iloc[0]
+    assert d.loc[(6, 2), "p50"] == pytest.approx(np.median(x)) and d.loc[(6, 2), "n"] == 500
+
+
+# ---- the committed full report: its CDF claims recomputed from cdf_quantiles.csv ----
+
+REPORT_DIR = Path(__file__).resolve().parents[1] / "docs" / "repro" / "tsq"
+# ident → (experiment, series, what the row shows per hint, the orderings its verdict needs as (higher, lower))
+CDF_CLAIMS = {
+    "E1.2": ("e1", "delay_ms", "median", [(16, 6), (6, 1)]),
+    "E1.3": ("e1", "delay_ms", "spread", [(16, 1)]),
+    "E1.4": ("e1", "media_kbps_300ms", "median", [(16, 6), (6, 1)]),
+    "E2.4": ("e2", "delay_ms", "median", [(16, 6), (6, 1)]),
+    "E2.5": ("e2", "delay_ms", "spread", [(16, 1)]),
+}
+
+
+def recheck_cdf_claims(report_dir: Path) -> dict[str, tuple[str, str]]:
+    """Per CDF claim of the report in `report_dir`: (the numbers and verdict its claims-table row shows,
+    the same recomputed from cdf_quantiles.csv alone)."""
+    q = pd.read_csv(report_dir / "cdf_quantiles.csv", dtype={"seed": str})
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in
+            (report_dir / "report.md").read_text().splitlines() if line.startswith("| E")}
+    out = {}
+    for ident, (exp, series, what, orders) in CDF_CLAIMS.items():
+        sel = q[(q["exp"] == exp) & (q["series"] == series)].set_index(["hint", "seed"])
+        stat = (lambda r: r["p50"]) if what == "median" else (lambda r: r["p90"] - r["p10"])
+        shown = " / ".join(f"{stat(sel.loc[(h, 'all')]):.0f}" for h in T.CDF_HINTS)
+        per_seed = {h: SeedMean.of([stat(sel.loc[(h, s)]) for s in sel.loc[h].index if s != "all"])
+                    for h in T.CDF_HINTS}
+        vs = [clearly_greater(per_seed[a], per_seed[b]) for a, b in orders]
+        verdict = "does not hold" if False in vs else "holds" if all(vs) else "within noise"
+        row = rows[ident]
+        out[ident] = (f"{row[4].split(': ')[-1]} {row[5].strip('*')}", f"{shown} {verdict}")
+    return out
+
+
+def test_the_reports_cdf_claims_recompute_from_its_quantile_csv() -> None:
+    got = recheck_cdf_claims(REPORT_DIR)
+    assert set(got) == set(CDF_CLAIMS)
+    for ident, (shown, recomputed) in got.items():
+        assert shown == recomputed, ident
+
+
+def test_the_reports_fig_5_3_distances_recompute_from_its_quantile_csv() -> None:
+    q = pd.read_csv(REPORT_DIR / "cdf_quantiles.csv", dtype={"seed": str})
+    e1 = q[q["exp"] == "e1"].set_index(["series", "hint", "seed"]).sort_index()
+    pcols = [f"p{k}" for k in range(101)]
+    seeds = [s for s in e1.loc[("ftp_kbps_300ms", 16)].index if s != "all"]
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in (REPORT_DIR / "report.md").read_text().splitlines()
+            if line.startswith("| E1.")}
+    for ident, series, hint in (("E1.6", "ftp_kbps_300ms", 16), ("E1.7", "media_kbps_300ms", 0)):
+        d = [np.mean([T.quantile_distance(e1.loc[(series, hint, s), pcols].to_numpy(float),
+                                          e1.loc[("media_kbps_300ms", h, s), pcols].to_numpy(float)) for s in seeds])
+             for h in (16, 6, 1)]
+        assert "at hints 16/6/1: " + " / ".join(f"{x:.1f}" for x in d) + ";" in rows[ident], ident
+
+
+def test_e1_9_fails_when_a_low_hint_spreads_the_delay_more_than_pi_alone() -> None:
+    e1 = sweep()
+    one = e1["hint"] == 1
+    e1.loc[one, "delay_samples_ms"] = pd.Series([np.linspace(100.0, 300.0, 101) + JIT[s] for s in e1.loc[one, "seed"]],
+                                                index=e1.index[one])
+    c = by_id(thesis_like(e1=e1))["E1.9"]
+    assert c.verdict == "does not hold" and "p90 − p10 PI alone" in c.note and "hint 1" in c.note
