@@ -251,6 +251,10 @@ def test_axis_effect_flags_identical_scores_and_not_differing_ones() -> None:
     # α changes it by far less than the seeds' spread.
     g = W.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.0001 * a, jitter=0.02))
     assert W.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "noise"
+    # One β on the grid: not "no effect", just untested.
+    p1 = plan(grid_alpha=(0.0, 0.65), grid_beta=(1.4,))
+    g = W.with_score(grid(p1))
+    assert W.axis_effect(g[g["aqm"] == "chablis"], "beta", 0.65) == "single"
 
 
 def test_grid_claim_says_alpha_has_no_effect_instead_of_naming_a_tie_break_best() -> None:

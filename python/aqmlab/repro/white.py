@@ -827,11 +827,13 @@ def axis_effect(rows: pd.DataFrame, axis: str, at: float) -> str:
     """Whether the exponent `axis` ("alpha" or "beta") changes the score of `rows` (one AQM, one experiment)
     along the grid line where the other exponent is `at`: "none" when every seed's score is identical
     (within `EXACT_TIE`) at every value of `axis`; "noise" when the best value's seed mean is not above the
-    worst's beyond 2 standard errors; "effect" otherwise."""
+    worst's beyond 2 standard errors; "single" when the grid has one value of it; "effect" otherwise."""
     other = "beta" if axis == "alpha" else "alpha"
     line = rows[np.isclose(rows[other], at)]
     piv = line.pivot_table(index="seed", columns=axis, values="score", aggfunc="mean")
-    if piv.shape[1] < 2 or float((piv.max(axis=1) - piv.min(axis=1)).abs().max()) <= EXACT_TIE:
+    if piv.shape[1] < 2:
+        return "single"  # one value on the grid: nothing to compare (named like an effect)
+    if float((piv.max(axis=1) - piv.min(axis=1)).abs().max()) <= EXACT_TIE:
         return "none"
     means = piv.mean()
     top, bottom = SeedMean.of(piv[means.idxmax()].dropna()), SeedMean.of(piv[means.idxmin()].dropna())
