@@ -5,6 +5,7 @@ within the seeds' noise."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -217,3 +218,113 @@ def test_every_claim_has_a_verdict_and_the_header_counts_them() -> None:
     assert {c.verdict for c in cl} <= {"holds", "does not hold", "within noise", "shown"}
     assert "within noise" in tally(cl)
     assert len({c.ident for c in cl}) == len(cl)
+
+
+# ---- the α/β grid: an exponent without effect, the dynamic score, generalisation ----
+
+def multi_grid(p: W.Plan, jfi, jitter: float = 0.001) -> pd.DataFrame:
+    """Grid rows on every experiment of `p.grid_exps`: `jfi(aqm, exp, a, b)` plus a seed spread; the dynamic
+    experiments get the same value in each period's JFI (so their score is that value)."""
+    rows = []
+    for exp in p.grid_exps:
+        for aqm in W.WHITE_AQMS:
+            for a in p.grid_alpha:
+                for b in p.grid_beta:
+                    for i, s in enumerate(p.grid_seeds_for(exp)):
+                        v = jfi(aqm, exp, a, b) + jitter * (i - 2)
+                        r = {"aqm": aqm, "exp": exp, "alpha": a, "beta": b, "seed": s}
+                        r.update({f"{k}_jfi": v for k in S.PERIODS} if exp in W.DYNAMIC else {"jfi": v})
+                        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def test_axis_effect_flags_identical_scores_and_not_differing_ones() -> None:
+    p = plan(grid_alpha=(0.0, 0.65, 1.6, 2.0), grid_beta=(1.0, 1.4))
+    # α has no effect at all; β does.
+    g = W.with_score(grid(p, lambda aqm, a, b: 0.97 if b == 1.4 else 0.90))
+    rows = g[g["aqm"] == "chablis"]
+    assert W.axis_effect(rows, "alpha", 1.4) == "none"
+    assert W.axis_effect(rows, "beta", 0.65) == "effect"
+    # α changes the score clearly.
+    g = W.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.02 * a))
+    assert W.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "effect"
+    # α changes it by far less than the seeds' spread.
+    g = W.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.0001 * a, jitter=0.02))
+    assert W.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "noise"
+    # One β on the grid: not "no effect", just untested.
+    p1 = plan(grid_alpha=(0.0, 0.65), grid_beta=(1.4,))
+    g = W.with_score(grid(p1))
+    assert W.axis_effect(g[g["aqm"] == "chablis"], "beta", 0.65) == "single"
+
+
+def test_grid_claim_says_alpha_has_no_effect_instead_of_naming_a_tie_break_best() -> None:
+    """Exp 4's case: every α gives the same score (the robust flows' factor is 1), β 1.4 is best. The claim
+    tests only β, says so, and names no best α (and no α grid edge)."""
+    p = plan(grid_alpha=(0.0, 0.65, 1.6, 2.0), grid_beta=(1.0, 1.4, 1.8))
+    g = grid(p, lambda aqm, a, b: 0.97 if b == 1.4 else 0.90)
+    c = by_ident(frame(), g, p)["G-chabl-1"]
+    assert c.verdict == "holds"
+    assert "α has no effect here" in c.statement and "tuned β 1.4" in c.statement
+    best = c.ours.split("best")[1]
+    assert "any α" in best and not re.search(r"α \d", best) and "grid edge" not in best
+    assert "α is untested here" in c.why
+    # With α mattering the statement is the usual one.
+    g = grid(p, lambda aqm, a, b: 0.97 if (a, b) == (1.6, 1.4) else 0.90)
+    c = by_ident(frame(), g, p)["G-chabl-1"]
+    assert "no effect" not in c.statement and "α 1.6" in c.ours
+
+
+def test_dynamic_grid_score_is_the_mean_of_the_period_jfis() -> None:
+    g = pd.DataFrame([{"exp": "exp5", "jfi": np.nan, "A_jfi": 0.9, "B_jfi": 0.8, "C_jfi": 0.7, "D_jfi": 0.6},
+                      {"exp": "exp1", "jfi": 0.95, "A_jfi": np.nan, "B_jfi": np.nan, "C_jfi": np.nan, "D_jfi": np.nan}])
+    assert W.with_score(g)["score"].tolist() == pytest.approx([0.75, 0.95])
+
+
+def test_generalisation_table_has_one_row_per_aqm_and_experiment_and_reads_the_grid() -> None:
+    p = W.Plan(SEEDS, (1,), (0.0, 0.65, 1.6), (1.0, 1.4), ("exp1", "exp2", "exp5"), SEEDS, False,
+               grid_dyn_seeds=(1, 2, 3))
+    # Exp 1's best is (0, 1.0); Exp 2's is (1.6, 1.4); Exp 5's is (0.65, 1.0).
+    best = {"exp1": (0.0, 1.0), "exp2": (1.6, 1.4), "exp5": (0.65, 1.0)}
+    score = lambda aqm, exp, a, b: 0.99 if (a, b) == best[exp] else 0.80 + 0.01 * a + 0.02 * b  # noqa: E731
+    g = multi_grid(p, score)
+    gen = W.generalisation_table(g, p)
+    assert len(gen) == len(W.WHITE_AQMS) * 3
+    assert set(gen["exp"]) == {"exp1", "exp2", "exp5"}
+    assert gen[gen["exp"] == "exp5"]["seeds"].unique().tolist() == [3]
+    sg = W.with_score(g)
+    for _, r in gen.iterrows():
+        at = lambda a, b: sg[(sg["aqm"] == r["aqm"]) & (sg["exp"] == r["exp"]) & np.isclose(sg["alpha"], a)  # noqa: E731
+                             & np.isclose(sg["beta"], b)]["score"].mean()
+        assert (r["exp1_best_alpha"], r["exp1_best_beta"]) == (0.0, 1.0)
+        assert (r["best_alpha"], r["best_beta"]) == best[r["exp"]]
+        assert r["score_at_exp1_best"] == pytest.approx(at(0.0, 1.0))
+        assert r["best_score"] == pytest.approx(at(*best[r["exp"]]))
+        tuned = W.TUNED[r["aqm"].partition("_")[0]]
+        assert r["score_at_tuned"] == pytest.approx(at(*tuned))
+        assert r["gap_exp1_best"] == pytest.approx(r["best_score"] - r["score_at_exp1_best"])
+    # The Exp 1 optimum is far below Exps 2 and 5's own bests: the generalisation claim fails there.
+    c = by_ident(frame(), g, p)["G-chard-gen"]
+    assert c.verdict == "does not hold" and "exp2" in c.why and "exp5" in c.why
+    # One optimum everywhere: it generalises.
+    g = multi_grid(p, lambda aqm, exp, a, b: 0.99 if (a, b) == (0.0, 1.0) else 0.85)
+    assert by_ident(frame(), g, p)["G-chabl-gen"].verdict == "holds"
+
+
+def test_flows_long_has_one_row_per_flow_with_the_runs_goodputs() -> None:
+    df = frame()
+    df = df[df["exp"].isin(W.STATIC)].copy()
+    df["goodputs"] = [np.arange(S.N_FLOWS) / 100 + i for i in range(len(df))]
+    long = W.flows_long(df)
+    assert len(long) == len(df) * S.N_FLOWS
+    one = long[(long["aqm"] == "red") & (long["exp"] == "exp1") & (long["seed"] == 3)].sort_values("flow")
+    src = df[(df["aqm"] == "red") & (df["exp"] == "exp1") & (df["seed"] == 3)].iloc[0]["goodputs"]
+    assert one["goodput_mbps"].to_numpy() == pytest.approx(src)
+    assert one["rtt_prop_ms"].tolist() == [2 * (5 * (i + 1) + 5) for i in range(S.N_FLOWS)]
+
+
+def test_settings_table_states_drr_and_csfq_buffers_from_the_calibrated_limit() -> None:
+    red = S.RedProfile("t", 30, 3, 9, 0.1)
+    t = W.settings_table(red).set_index("AQM")["settings"]
+    assert "limit_bytes = 30000B" in t["drr"]
+    assert "limit = 30" in t["csfq"]
+    assert set(t.index) == set(W.AQMS)

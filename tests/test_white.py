@@ -165,6 +165,20 @@ def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) ->
     for name in repro.FIGURES.values():
         if name in report:
             assert (tmp_path / name).stat().st_size > 10_000
+    for name in repro.TABLES:
+        assert f"`{name}`" in report and (tmp_path / name).stat().st_size > 100
+    flows = pd.read_csv(tmp_path / "flows.csv")
+    static = flows[flows["period"].isna()]
+    assert len(static) == len(repro.STATIC) * len(repro.AQMS) * repro.S.N_FLOWS  # one seed
+    assert set(flows["period"].dropna()) == set(repro.S.PERIODS)
+    bins = pd.read_csv(tmp_path / "bins_seed1.csv.gz")
+    assert set(bins["exp"]) == {"exp2", "exp5", "exp6"} and set(bins["seed"]) == {1}
+    traces = pd.read_csv(tmp_path / "traces_seed1.csv")
+    assert set(traces["aqm"]) == set(repro.WHITE_AQMS) and set(traces["exp"]) == {"exp2", "exp5", "exp6"}
+    sens = pd.read_csv(tmp_path / "sensitivity.csv")
+    assert "case" in sens and len(sens) > 0
+    gen = pd.read_csv(tmp_path / "generalisation.csv")
+    assert len(gen) == len(repro.WHITE_AQMS) * len(repro.plan(True).grid_exps)
     results = pd.read_csv(tmp_path / "results.csv")
     assert set(results["aqm"]) == set(repro.AQMS)
     assert set(results["exp"]) == {"exp1", "exp2", "exp3", "exp4", "exp5", "exp6"}
