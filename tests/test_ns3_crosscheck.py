@@ -395,17 +395,25 @@ def test_grid_per_flow_shares_under_red(compared, name: str) -> None:
 # transmit) 0.976 / 1.10 / 11 : 10 once PRR computes in ns-3's uint32 arithmetic (before: drops
 # 0.054 : 0.0145, 61 : 10 expiries).
 
-@pytest.fixture(scope="module")
-def emulated():
-    """`emulated(scenario)`: aqmlab with `ns3_reno_sack` on, mean over the comparison's seeds."""
-    cache: dict[str, dict] = {}
+def _aqmlab_variant(**changes):
+    """A module fixture: `get(scenario)` is aqmlab alone on `scenario` with `changes`, mean over the
+    comparison's seeds, run on first use and kept."""
+    @pytest.fixture(scope="module")
+    def fixture():
+        cache: dict[str, dict] = {}
 
-    def get(s: ns3ref.MatchedScenario) -> dict:
-        if s.name not in cache:
-            cache[s.name] = ns3ref.aqmlab_mean(dataclasses.replace(s, ns3_reno_sack=True))
-        return cache[s.name]
+        def get(s: ns3ref.MatchedScenario) -> dict:
+            if s.name not in cache:
+                cache[s.name] = ns3ref.aqmlab_mean(dataclasses.replace(s, **changes))
+            return cache[s.name]
 
-    return get
+        return get
+
+    return fixture
+
+
+# `emulated(scenario)`: aqmlab with `ns3_reno_sack` on.
+emulated = _aqmlab_variant(ns3_reno_sack=True)
 
 
 # Every scenario without SACK: the named drop-tail ones, the newcomer's and the grid's.
@@ -446,17 +454,8 @@ def test_ns3_reno_sack_reproduces_ns3_without_sack(compared, emulated, name: str
 # default. Measured (3 seeds, aqmlab : ns-3): goodput 0.997-1.014, drops 0.99-1.20, shares under RED
 # within 0.015; where the expiries differ, the softer back-off is why (each gap below).
 
-@pytest.fixture(scope="module")
-def rfc_reduced():
-    """`rfc_reduced(scenario)`: aqmlab halving FlightSize (no `ssthresh_from_pipe`), mean over the seeds."""
-    cache: dict[str, dict] = {}
-
-    def get(s: ns3ref.MatchedScenario) -> dict:
-        if s.name not in cache:
-            cache[s.name] = ns3ref.aqmlab_mean(dataclasses.replace(s, rfc_flightsize=True))
-        return cache[s.name]
-
-    return get
+# `rfc_reduced(scenario)`: aqmlab halving FlightSize (no `ssthresh_from_pipe`).
+rfc_reduced = _aqmlab_variant(rfc_flightsize=True)
 
 
 RFC_REDUCTION_CHECKED = {s.name: s for s in [*ns3ref.SCENARIOS.values(), *ns3ref.GRID.values()] if s.sack}
