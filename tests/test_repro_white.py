@@ -310,6 +310,45 @@ def test_generalisation_table_has_one_row_per_aqm_and_experiment_and_reads_the_g
     assert by_ident(frame(), g, p)["G-chabl-gen"].verdict == "holds"
 
 
+def _three_exp_plan() -> W.Plan:
+    return W.Plan(SEEDS, (1,), (0.0, 0.65, 1.6), (1.0, 1.4), ("exp1", "exp2", "exp5"), SEEDS, False,
+                  grid_dyn_seeds=(1, 2, 3))
+
+
+def test_cross_generalisation_scores_each_experiments_optimum_everywhere() -> None:
+    p = _three_exp_plan()
+    # Each experiment's best is its own point; (1.6, 1.0) is second everywhere, 0.005 below each best.
+    best = {"exp1": (0.0, 1.0), "exp2": (1.6, 1.4), "exp5": (0.65, 1.0)}
+    score = lambda aqm, exp, a, b: (0.99 if (a, b) == best[exp] else 0.985 if (a, b) == (1.6, 1.0)  # noqa: E731
+                                    else 0.80)
+    cross = W.cross_generalisation(multi_grid(p, score), p)
+    assert len(cross) == len(W.WHITE_AQMS) * 3 * 3
+    ch = cross[cross["aqm"] == "chardonnay"].set_index(["source", "target"])
+    for src, (a, b) in best.items():
+        assert (ch.loc[(src, src), "source_best_alpha"], ch.loc[(src, src), "source_best_beta"]) == (a, b)
+        assert ch.loc[(src, src), "regret"] == pytest.approx(0.0, abs=1e-12)
+        assert ch.loc[(src, src), "near_optimal"] == "yes"
+        for tgt in best.keys() - {src}:
+            assert ch.loc[(src, tgt), "regret"] == pytest.approx(0.19)
+            assert ch.loc[(src, tgt), "near_optimal"] == "no"
+    # The one pair for all is the runner-up everywhere (worst regret 0.005), not any experiment's own best.
+    pair = W.common_pair(multi_grid(p, score), p).set_index("aqm")
+    assert (pair.loc["chablis", "alpha"], pair.loc["chablis", "beta"]) == (1.6, 1.0)
+    assert pair.loc["chablis", "worst_regret"] == pytest.approx(0.005)
+    # The thesis's Chablis exponents (1.6, 1.4) are exp2's best and 0.19 below the others'.
+    assert pair.loc["chablis", "tuned_worst_regret"] == pytest.approx(0.19)
+    assert pair.loc["chablis", "tuned_worst_at"] in {"exp1", "exp5"}
+
+
+def test_cross_generalisation_within_noise_when_the_gap_is_inside_the_seed_spread() -> None:
+    p = _three_exp_plan()
+    best = {"exp1": (0.0, 1.0), "exp2": (0.0, 1.4), "exp5": (0.0, 1.0)}
+    score = lambda aqm, exp, a, b: 0.95 if (a, b) == best[exp] else 0.93  # noqa: E731
+    cross = W.cross_generalisation(multi_grid(p, score, jitter=0.02), p)
+    row = cross[(cross["aqm"] == "chardonnay") & (cross["source"] == "exp1") & (cross["target"] == "exp2")].iloc[0]
+    assert row["regret"] == pytest.approx(0.02) and row["near_optimal"] == "noise"
+
+
 def test_flows_long_has_one_row_per_flow_with_the_runs_goodputs() -> None:
     df = frame()
     df = df[df["exp"].isin(W.STATIC)].copy()
