@@ -205,6 +205,8 @@ def test_e1_6_fails_when_ftp_windows_look_like_the_hint_1_curve_and_e1_7_when_pi
                                                  index=e1.index[pi])  # audio's hint-6 curve
     c = by_id(thesis_like(e1=e1))["E1.7"]
     assert c.verdict == "does not hold" and "distance to hint 6" in c.note
+    # Only E1.7 says it restates E1.8 (TSQ at hint 16 is PI alone by construction); E1.6 compares other flows.
+    assert "no independent evidence" in c.why and "no independent evidence" not in by_id(thesis_like())["E1.6"].why
 
 
 def test_e1_8_fails_when_pi_alone_delay_is_clearly_not_hint_16s() -> None:

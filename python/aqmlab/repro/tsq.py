@@ -574,7 +574,10 @@ def _like_hint16_claims(df: pd.DataFrame) -> list[Claim]:
                            [_gt(dist[h], dist[16], f"distance to hint {h}", "distance to hint 16") for h in (6, 1)],
                            "per seed, the distribution is clearly nearer (2 s.e.) the audio hint-16 curve than the "
                            "hint-6 and hint-1 curves, the figure's other two; nearness = mean absolute difference of "
-                           "the 1–99 % quantiles (recomputable from cdf_quantiles.csv)"))
+                           "the 1–99 % quantiles (recomputable from cdf_quantiles.csv)"
+                           + ("; by construction: a hint-16 packet goes to the tail with p′ = p, so TSQ at hint 16 "
+                              "is PI alone (E1.8): this claim restates that and is no independent evidence"
+                              if ident == "E1.7" else "")))
     return out
 
 
