@@ -220,3 +220,46 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path, name: str, text: str) -> 
     proc = run_cli("validate", str(path))
     assert proc.returncode == 0, proc.stderr
     assert "ok (1 flows" in proc.stdout
+
+
+class PanicException(BaseException):
+    """Stands in for pyo3's PanicException (a BaseException, matched by name, not importable)."""
+
+
+def test_a_panic_in_the_core_is_one_line_exit_70_and_leaves_no_results(
+        small_scenario: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from aqmlab import api, cli
+
+    def panics(*_args, **_kwargs):
+        raise PanicException("index out of bounds")
+
+    monkeypatch.setattr(api._native, "run_scenario", panics)
+    out = tmp_path / "res"
+    monkeypatch.setattr(sys, "argv", ["aqmlab", "run", str(small_scenario), "--out", str(out), "--quiet"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 70
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error" in err and "index out of bounds" in err, err
+    assert "Traceback" not in err
+    assert not out.exists() and list(tmp_path.iterdir()) == [small_scenario], list(tmp_path.iterdir())
+
+
+def test_other_base_exceptions_are_not_reported_as_internal_errors(
+        small_scenario: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from aqmlab import api, cli
+
+    class SomethingElse(BaseException):
+        pass
+
+    def raises(*_args, **_kwargs):
+        raise SomethingElse()
+
+    monkeypatch.setattr(api._native, "run_scenario", raises)
+    monkeypatch.setattr(sys, "argv", ["aqmlab", "run", str(small_scenario), "--out", str(tmp_path / "res"), "--quiet"])
+    with pytest.raises(SomethingElse):
+        cli.main()
