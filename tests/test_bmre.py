@@ -3,7 +3,10 @@ the thesis's dumbbell, validation messages, determinism, the repro's metrics and
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -81,6 +84,7 @@ def test_same_seed_gives_identical_results() -> None:
         ("beta_init", 20.0, r"queue\.beta_init: must be in \[beta_min, beta_max\] = \[0\.5, 10\], got 20"),
         ("vth_n2", 10.0, r"queue\.vth_n2: must be a finite number >= vth_n1 \(30\), got 10"),
         ("count_reset", "sometimes", r"queue\.count_reset.*on-update.*never"),
+        ("count_departed", "yes", r"queue\.count_departed.*boolean"),
         ("cap_test", "after-add", r"queue\.cap_test.*with-arrival.*before-arrival"),
         ("vth_per_flow_lo", "9000B", r"queue\.vth_per_flow_lo: must be at most vth_per_flow_hi \(8000B\), got 9000B"),
         ("weighted", 3, r"queue\.weighted"),
@@ -90,6 +94,23 @@ def test_bad_bmre_keys_name_the_key_and_what_is_allowed(key: str, value, match: 
     sc = e4({"kind": "bmre", key: value}, 1.0)
     with pytest.raises(aqmlab.ScenarioError, match=match):
         aqmlab.run(sc)
+
+
+def test_qdiscs_lists_bmre_with_every_key_documented() -> None:
+    out = subprocess.run([sys.executable, "-m", "aqmlab", "qdiscs", "--json"], capture_output=True, text=True, check=True)
+    b = {e["kind"]: e for e in json.loads(out.stdout)}["bmre"]
+    assert set(b["keys"]) == set(b["params"]) == set(b["docs"]), set(b["params"]) ^ set(b["docs"])
+    assert b["params"]["count_reset"] == "on-update" and b["params"]["count_departed"] is False
+
+
+def test_count_departed_adds_beta_updates() -> None:
+    # A2's alternative counts each packet at arrival and at departure, so count_i reaches 4·max_th_f
+    # more often (E4, seed 1, 10 s: 1910 updates against 1156).
+    def updates(extra: dict) -> int:
+        d = aqmlab.run(e4({"kind": "bmre", **extra}, 10.0)).queues.iloc[0]["details"]
+        return d["beta_up"] + d["beta_down"]
+    base, departed = updates({}), updates({"count_departed": True})
+    assert departed > 1.5 * base > 0, (base, departed)
 
 
 def test_fred_byte_mode_key() -> None:

@@ -263,13 +263,21 @@ def test_r11e_bmre_supports_the_most_flows() -> None:
 
 
 def test_r6b_fair_drop_in_e5_above_180_flows() -> None:
-    df = frame("E5", "cov2_tcp", {"bmre": {180: 0.3, 300: 0.5}}, noise=0.01)
+    keys = ["exp", "aqm", "n", "seed"]
+    df = frame("E5", "cov2_tcp", {"bmre": {180: 0.3, 300: 0.5}}, noise=0.01).merge(
+        frame("E5", "mean_queue_bytes", {"bmre": {180: 125e3, 300: 139e3}}), on=keys)
 
     def sens(off300: float) -> pd.DataFrame:
-        d = frame("E5", "cov2_tcp", {"bmre": {180: 0.35, 300: off300}}, noise=0.01)
+        d = frame("E5", "cov2_tcp", {"bmre": {180: 0.35, 300: off300}}, noise=0.01).merge(
+            frame("E5", "mean_queue_bytes", {"bmre": {180: 136e3, 300: 290e3}}), on=keys)
         return d[d["aqm"] == "bmre"].assign(variant=bmre.FAIR_DROP_OFF)
 
     assert by_id(df, sens(0.9))["R6b"].holds is True
     assert by_id(df, sens(0.6))["R6b"].holds is False  # clearly higher, but not 1.5×
-    assert by_id(df, sens(0.4))["R6b"].holds is False
+    against = by_id(df, sens(0.4))["R6b"]
+    assert against.holds is False
+    # The note gives both queues and explains the smoother TCP without Fair Drop by the longer queue.
+    assert "N=300: CoV(2 s) 0.50 / 0.40, queue 139 / 290 kB" in against.note, against.note
+    assert "smoother without Fair Drop (N = 300), the queue is longer" in against.note
+    assert "smoother without" not in by_id(df, sens(0.9))["R6b"].note
     assert "R6b" not in by_id(df)

@@ -223,7 +223,8 @@ def run_all(p: Plan) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: BMRE variants for the sensitivity table (spec §2.11: A1, A2; §2.5: the cap test; §2.7: the table
+#: BMRE variants for the sensitivity table (spec §2.11: A1, A2 both ways, the printed code's never-reset
+#: count and the spec's alternative of counting departed bytes too; §2.5: the cap test; §2.7: the table
 #: bound). Each differs from R1 at an N the table runs (N_flow ≈ N up to 100, 220–315 at N = 350 and
 #: 650): the rising vth (line from 80 kB at n = 10 to 480 kB at n = 120) gives vmax_q 116 kB instead
 #: of 160 kB at N = 20 (E4) and 225 instead of 240 kB at 50; like any vth variant with lo = 4000 B and
@@ -233,6 +234,7 @@ def run_all(p: Plan) -> pd.DataFrame:
 VARIANTS = {
     "R1 (default)": {},
     "count never reset (A2 literal)": {"count_reset": "never"},
+    "count also departed bytes (A2 alternative)": {"count_departed": True},
     "vth rising n1=10 n2=120": {"vth_n1": 10, "vth_n2": 120},
     "hi16k (vth 16000·n to 15)": {"vth_per_flow_hi": "16000B", "vth_n1": 15},
     "cap test before arrival (4 packets at 4 kB)": {"cap_test": "before-arrival"},
@@ -662,6 +664,7 @@ def claims(df: pd.DataFrame, p: Plan, sens: pd.DataFrame | None = None, maxp: pd
                                        "criterion: at every E5 N > 180, BMRE's CoV with Fair Drop off (fd_th = max_q) "
                                        "clearly (2 SE) above and at least 1.5× the default's; fixed before the Fair Drop "
                                        "off E5 runs"))
+                cl[-1].note = _fair_drop_e5_note(df, off5)
     if _has(df, "E6", col="cov2_tfrc"):
         e6 = {a: _mean(df, "E6", a, "cov2_tfrc") for a in S.AQMS}
         order = _orderings(df, "E6", "cov2_tfrc", [("red", "bmre"), ("red", "fred")])
@@ -887,6 +890,31 @@ def _fair_drop_claim(df: pd.DataFrame, sens: pd.DataFrame) -> Claim:
                  "criterion: with Fair Drop off (fd_th = max_q), S rises clearly (2 SE) above the midpoint of BMRE's "
                  "and FRED's S at every N where BMRE is clearly fairer than FRED; shown if there is no such N",
                  within_noise=noise)
+
+
+def _fair_drop_e5_note(df: pd.DataFrame, off5: pd.DataFrame) -> str:
+    """R6b: E5's TCP CoV, queue and physical-buffer drops with and without Fair Drop, by N (seed means)."""
+    on5 = df[(df["exp"] == "E5") & (df["aqm"] == "bmre")]
+    parts, smoother_off, longer_off = [], [], []
+    for n in sorted(set(off5["n"])):
+        on, off = on5[on5["n"] == n], off5[off5["n"] == n]
+        q_on, q_off = on["mean_queue_bytes"].mean(), off["mean_queue_bytes"].mean()
+        phys = (f", physical-buffer drops {on['bmre_drops_physical'].mean():.1%} / {off['bmre_drops_physical'].mean():.1%} "
+                "of arrivals" if "bmre_drops_physical" in off else "")
+        parts.append(f"N={n}: CoV(2 s) {on['cov2_tcp'].mean():.2f} / {off['cov2_tcp'].mean():.2f}, queue "
+                     f"{q_on / 1e3:.0f} / {q_off / 1e3:.0f} kB ({q_on / n / 500:.2f} / {q_off / n / 500:.2f} packets of "
+                     f"500 B per flow){phys}")
+        if n > 180 and off["cov2_tcp"].mean() < on["cov2_tcp"].mean():
+            smoother_off.append(n)
+        if q_off > q_on:
+            longer_off.append(n)
+    why = ""
+    if smoother_off and set(smoother_off) <= set(longer_off):
+        why = (f" Where TCP is smoother without Fair Drop (N = {', '.join(map(str, smoother_off))}), the queue is longer "
+               "without it: Fair Drop stops admitting packets of registered flows at fd_th, and without it each TCP "
+               "flow keeps more packets buffered and its goodput varies less; Fair Drop buys the shorter queue with "
+               "smoothness. The thesis's comparison does not hold the queue equal.")
+    return "E5, BMRE with / without Fair Drop (fd_th = max_q), mean over seeds: " + "; ".join(parts) + "." + why
 
 
 def _flip_note(r: dict[str, Any] | None) -> str:
@@ -1247,7 +1275,9 @@ def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internal
                   "Same scenarios, BMRE variants (mean over seeds): the vth reconstruction (A1; the thesis's own "
                   "suggestion of a larger vmax_q for N < 20 as `hi16k`; a rising moderate segment, which equals R1 at "
                   "N = 10 and N >= 350 as any vth with lo = 4000 B and n1 >= 10 does, N_flow being 220–315 there), the "
-                  "literal never-reset count (A2), the per-flow drop tested on the occupancy the packet finds "
+                  "literal never-reset count (A2), the count of departed bytes as well as arrived ones (A2's alternative, "
+                  "`count_departed = true`: each packet counts at arrival and at departure, so β moves more often and "
+                  "at departures too), the per-flow drop tested on the occupancy the packet finds "
                   "(`cap_test = \"before-arrival\"`: 4 packets under a 4000-B cap instead of 3) and an unbounded state "
                   "table (no recycling). The strict limit test (A5) is not run: with 1000-B packets and limits that "
                   "are multiples of 1000 B it is the literal test.", "",

@@ -29,7 +29,8 @@
 //! 6. `[28-31]` accept: `update_gq(+size)`, then the CSFQ estimator (eq. 3.4, K = 0.15 s)
 //!    `rate ← (1 − e^(−dt/K))·size/dt + e^(−dt/K)·rate`, `dt = now − qtime[i]`, `qtime[i] = now`.
 //!
-//! On departure: `q[i] −= size`; `count[i] ≥ 4·max_th_f` → `update_beta`; `update_gq(−size)`.
+//! On departure: `q[i] −= size`; (`count_departed` only: `count[i] += size`);
+//! `count[i] ≥ 4·max_th_f` → `update_beta`; `update_gq(−size)`.
 //! `update_gq` moves `avg_q ← (1−w_q)·avg_q + w_q·q` on accepted arrivals and departures only.
 //!
 //! **Expiry** (§3.6, "practical definition of active flows"): a slot is freed once
@@ -53,7 +54,10 @@
 //! * **A2, `count[i]` reset**: the printed code never resets `count[i]`, though its comment says
 //!   "since the last β update". `count_reset = "on-update"` (default) resets it inside
 //!   `update_beta`; `"never"` runs the code as printed (β then moves on every packet once the
-//!   flow has sent `4·max_th_f` bytes).
+//!   flow has sent `4·max_th_f` bytes). The spec's other alternative, `count_departed = true`,
+//!   also adds each departing packet's bytes to `count[i]` (bytes "processed": arrived and
+//!   departed) before the departure-side check (line 35), which with the reset otherwise fires
+//!   only when `max_th_f` shrinks.
 //! * **A3**: `max(N_flow, 1)` wherever `N_flow` divides or enters `vth` (`vth(0) := vth(1)`).
 //! * **A4**: `dt = 0` uses the limit `rate += size/K`.
 //! * **A5, overshoot**: `physical = "literal"` (default) tests `q ≥ max_q` before adding the
@@ -189,6 +193,10 @@ pub struct BmreParams {
     /// A2: `"on-update"` (default) or `"never"`.
     #[serde(default)]
     pub count_reset: CountReset,
+    /// A2, the spec's alternative: also add departed bytes to `count[i]` (before the departure
+    /// check, Appendix line 35). Default false (the code as printed counts arrivals only, line 21).
+    #[serde(default)]
+    pub count_departed: bool,
     /// A5: `"literal"` (default) or `"strict"`.
     #[serde(default)]
     pub limit_check: LimitCheck,
@@ -323,6 +331,7 @@ impl BmreParams {
                 n2: self.vth_n2,
             },
             count_reset: self.count_reset,
+            count_departed: self.count_departed,
             limit_check: self.limit_check,
             cap_test: self.cap_test,
             weighted: self.weighted,
@@ -398,6 +407,7 @@ pub struct BmreConfig {
     bw: f64,
     vth: Vth,
     count_reset: CountReset,
+    count_departed: bool,
     limit_check: LimitCheck,
     cap_test: CapTest,
     weighted: bool,
@@ -440,7 +450,8 @@ struct Slot {
     rate: f64,
     /// `β[i]`.
     beta: f64,
-    /// `count[i]`, bytes since the last β update (A2).
+    /// `count[i]`, bytes since the last β update (A2): arrived bytes, plus departed bytes with
+    /// `count_departed`.
     count: f64,
     /// `qtime[i]`, when the flow last had a packet buffered.
     qtime: Time,
@@ -779,6 +790,9 @@ impl Qdisc for Bmre {
             s.q -= size;
             if s.q.abs() < 0.5 {
                 s.q = 0.0;
+            }
+            if self.cfg.count_departed {
+                s.count += size; // A2 alternative: departed bytes count too
             }
             if self.slots[i].count >= 4.0 * self.max_th_unit * self.slots[i].weight {
                 self.update_beta(i);

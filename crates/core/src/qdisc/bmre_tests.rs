@@ -92,7 +92,7 @@ fn defaults_are_the_appendix_constants_and_r1() {
     assert_eq!(p.k.0, Dur::from_millis(150));
     assert_eq!(p.timeout.unwrap().0, Dur::from_millis(450), "Timeout = 3K");
     assert_eq!((p.vth_per_flow_hi.0, p.vth_per_flow_lo.0, p.vth_n1, p.vth_n2), (8000, 4000, 30.0, 60.0));
-    assert_eq!((p.count_reset, p.limit_check, p.weighted), (CountReset::OnUpdate, LimitCheck::Literal, false));
+    assert_eq!((p.count_reset, p.count_departed, p.limit_check, p.weighted), (CountReset::OnUpdate, false, LimitCheck::Literal, false));
 }
 
 #[test]
@@ -325,6 +325,42 @@ fn count_reset_on_update_and_literal_never() {
         }
         let c = t.b.counters();
         assert_eq!(c.beta_up + c.beta_down, expect_updates, "{text}");
+    }
+}
+
+#[test]
+fn count_departed_fires_beta_updates_at_departures() {
+    // A2's alternative: departed bytes count too. One flow, cap 8000, threshold 4·8000 = 32000 B;
+    // each 1000-B packet is dequeued at once, so count[k] = 2k·1000 after the k-th departure and
+    // update_beta fires at that departure for k = 16, 32, ... (6 times in 100 packets), never at
+    // an arrival (arrivals see odd thousands, 31000 at most after a reset). Arrivals alone reach
+    // 32000 only at the 32nd packet: 0 updates after 16 packets without the switch.
+    // With "never" as well, count reaches 32000 at the 16th departure and stays above it, so every
+    // later arrival and departure fires: 1 + 2·(100 − 16).
+    for (text, at_16, total) in [
+        ("", 0u64, 3u64),
+        ("count_departed = true", 1, 6),
+        ("count_departed = true\ncount_reset = \"never\"", 1, 1 + 2 * (100 - 16)),
+    ] {
+        let mut t = Trace::new(text);
+        let updates = |t: &Trace| t.b.counters().beta_up + t.b.counters().beta_down;
+        let (mut on_arrival, mut on_departure) = (0, 0);
+        for k in 0..100 {
+            t.now = ms(k);
+            let before = updates(&t);
+            assert_eq!(t.arrive(1, 1000), ACCEPT);
+            let mid = updates(&t);
+            t.depart();
+            on_arrival += mid - before;
+            on_departure += updates(&t) - mid;
+            if k == 15 {
+                assert_eq!(updates(&t), at_16, "{text}: after 16 packets");
+            }
+        }
+        assert_eq!(on_arrival + on_departure, total, "{text}");
+        if text == "count_departed = true" {
+            assert_eq!((on_arrival, on_departure), (0, 6), "every update at a departure");
+        }
     }
 }
 

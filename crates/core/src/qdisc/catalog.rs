@@ -387,6 +387,7 @@ fn thesis_entries() -> Value {
                 "vth_n1": "end of the no-congestion mode, flows (30); between n1 and n2 vth is the line from hi*n1 to lo*n2 (R1: flat 240000B)",
                 "vth_n2": "end of the moderate mode, flows (60), >= vth_n1",
                 "count_reset": "on-update (reset count_i in update_beta, default) | never (the Appendix code as printed)",
+                "count_departed": "also add departed bytes to count_i before the departure-side beta check (spec A2's alternative, 'processed' bytes); default false: arrivals only, Appendix line 21",
                 "limit_check": "literal (q >= limit before the packet, overshoot < 1 packet; default) | strict (q + size > limit)",
                 "cap_test": "with-arrival (eq. 3.6 on q_i with the arriving packet, Appendix lines 20/24: 3 packets of 1000B under a 4000B cap; default) | before-arrival (on the q_i the packet finds: 4 packets, Morris's rule)",
                 "weighted": "weighted BMRE: weight = class + 1 (class 0-3, the 2 TOS bits); N_flow = sum of weights",
