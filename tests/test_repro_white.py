@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from aqmlab.repro import white as W
+from aqmlab.repro import white_grid as G
 from aqmlab.repro import white_scenarios as S
+from aqmlab.repro.common import SeedMean
 
 SEEDS = (1, 2, 3, 4, 5)
 EXPS = (*W.STATIC, *W.DYNAMIC)
@@ -208,8 +210,8 @@ def test_grid_tuned_point_that_is_the_best_is_near_optimal_however_noisy_the_see
     g = grid(p, lambda aqm, a, b: 0.99 if (a, b) in ((0.65, 1.4), (1.6, 1.4)) else 0.90, jitter=0.02)
     v = verdicts(frame(), g, p)
     assert v["G-chard-1"] == "holds" and v["G-chabl-1"] == "holds"
-    assert W.beaten_by_best(W.SeedMean.of([0.95, 0.99, 1.03]), W.SeedMean.of([0.95, 0.99, 1.03])) is False
-    assert W.beaten_by_best(W.SeedMean.of([0.95, 0.99, 1.03]), W.SeedMean.of([0.95, 0.99, 1.02])) is None
+    assert G.beaten_by_best(SeedMean.of([0.95, 0.99, 1.03]), SeedMean.of([0.95, 0.99, 1.03])) is False
+    assert G.beaten_by_best(SeedMean.of([0.95, 0.99, 1.03]), SeedMean.of([0.95, 0.99, 1.02])) is None
 
 
 def test_grid_gap_of_the_order_of_the_noise_is_within_noise() -> None:
@@ -252,20 +254,20 @@ def multi_grid(p: W.Plan, jfi, jitter: float = 0.001) -> pd.DataFrame:
 def test_axis_effect_flags_identical_scores_and_not_differing_ones() -> None:
     p = plan(grid_alpha=(0.0, 0.65, 1.6, 2.0), grid_beta=(1.0, 1.4))
     # α has no effect at all; β does.
-    g = W.with_score(grid(p, lambda aqm, a, b: 0.97 if b == 1.4 else 0.90))
+    g = G.with_score(grid(p, lambda aqm, a, b: 0.97 if b == 1.4 else 0.90))
     rows = g[g["aqm"] == "chablis"]
-    assert W.axis_effect(rows, "alpha", 1.4) == "none"
-    assert W.axis_effect(rows, "beta", 0.65) == "effect"
+    assert G.axis_effect(rows, "alpha", 1.4) == "none"
+    assert G.axis_effect(rows, "beta", 0.65) == "effect"
     # α changes the score clearly.
-    g = W.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.02 * a))
-    assert W.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "effect"
+    g = G.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.02 * a))
+    assert G.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "effect"
     # α changes it by far less than the seeds' spread.
-    g = W.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.0001 * a, jitter=0.02))
-    assert W.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "noise"
+    g = G.with_score(grid(p, lambda aqm, a, b: 0.90 + 0.0001 * a, jitter=0.02))
+    assert G.axis_effect(g[g["aqm"] == "chablis"], "alpha", 1.4) == "noise"
     # One β on the grid: not "no effect", just untested.
     p1 = plan(grid_alpha=(0.0, 0.65), grid_beta=(1.4,))
-    g = W.with_score(grid(p1))
-    assert W.axis_effect(g[g["aqm"] == "chablis"], "beta", 0.65) == "single"
+    g = G.with_score(grid(p1))
+    assert G.axis_effect(g[g["aqm"] == "chablis"], "beta", 0.65) == "single"
 
 
 def test_grid_claim_says_alpha_has_no_effect_instead_of_naming_a_tie_break_best() -> None:
@@ -288,7 +290,7 @@ def test_grid_claim_says_alpha_has_no_effect_instead_of_naming_a_tie_break_best(
 def test_dynamic_grid_score_is_the_mean_of_the_period_jfis() -> None:
     g = pd.DataFrame([{"exp": "exp5", "jfi": np.nan, "A_jfi": 0.9, "B_jfi": 0.8, "C_jfi": 0.7, "D_jfi": 0.6},
                       {"exp": "exp1", "jfi": 0.95, "A_jfi": np.nan, "B_jfi": np.nan, "C_jfi": np.nan, "D_jfi": np.nan}])
-    assert W.with_score(g)["score"].tolist() == pytest.approx([0.75, 0.95])
+    assert G.with_score(g)["score"].tolist() == pytest.approx([0.75, 0.95])
 
 
 def test_generalisation_table_has_one_row_per_aqm_and_experiment_and_reads_the_grid() -> None:
@@ -298,11 +300,11 @@ def test_generalisation_table_has_one_row_per_aqm_and_experiment_and_reads_the_g
     best = {"exp1": (0.0, 1.0), "exp2": (1.6, 1.4), "exp5": (0.65, 1.0)}
     score = lambda aqm, exp, a, b: 0.99 if (a, b) == best[exp] else 0.80 + 0.01 * a + 0.02 * b  # noqa: E731
     g = multi_grid(p, score)
-    gen = W.generalisation_table(g, p)
+    gen = G.generalisation_table(g, p)
     assert len(gen) == len(W.WHITE_AQMS) * 3
     assert set(gen["exp"]) == {"exp1", "exp2", "exp5"}
     assert gen[gen["exp"] == "exp5"]["seeds"].unique().tolist() == [3]
-    sg = W.with_score(g)
+    sg = G.with_score(g)
     for _, r in gen.iterrows():
         at = lambda a, b: sg[(sg["aqm"] == r["aqm"]) & (sg["exp"] == r["exp"]) & np.isclose(sg["alpha"], a)  # noqa: E731
                              & np.isclose(sg["beta"], b)]["score"].mean()
@@ -310,7 +312,7 @@ def test_generalisation_table_has_one_row_per_aqm_and_experiment_and_reads_the_g
         assert (r["best_alpha"], r["best_beta"]) == best[r["exp"]]
         assert r["score_at_exp1_best"] == pytest.approx(at(0.0, 1.0))
         assert r["best_score"] == pytest.approx(at(*best[r["exp"]]))
-        tuned = W.TUNED[r["aqm"].partition("_")[0]]
+        tuned = G.TUNED[r["aqm"].partition("_")[0]]
         assert r["score_at_tuned"] == pytest.approx(at(*tuned))
         assert r["gap_exp1_best"] == pytest.approx(r["best_score"] - r["score_at_exp1_best"])
     # The Exp 1 optimum is far below Exps 2 and 5's own bests: the generalisation claim fails there.
@@ -332,7 +334,7 @@ def test_cross_generalisation_scores_each_experiments_optimum_everywhere() -> No
     best = {"exp1": (0.0, 1.0), "exp2": (1.6, 1.4), "exp5": (0.65, 1.0)}
     score = lambda aqm, exp, a, b: (0.99 if (a, b) == best[exp] else 0.985 if (a, b) == (1.6, 1.0)  # noqa: E731
                                     else 0.80)
-    cross = W.cross_generalisation(multi_grid(p, score), p)
+    cross = G.cross_generalisation(multi_grid(p, score), p)
     assert len(cross) == len(W.WHITE_AQMS) * 3 * 3
     ch = cross[cross["aqm"] == "chardonnay"].set_index(["source", "target"])
     for src, (a, b) in best.items():
@@ -343,7 +345,7 @@ def test_cross_generalisation_scores_each_experiments_optimum_everywhere() -> No
             assert ch.loc[(src, tgt), "regret"] == pytest.approx(0.19)
             assert ch.loc[(src, tgt), "near_optimal"] == "no"
     # The one pair for all is the runner-up everywhere (worst regret 0.005), not any experiment's own best.
-    pair = W.common_pair(multi_grid(p, score), p).set_index("aqm")
+    pair = G.common_pair(multi_grid(p, score), p).set_index("aqm")
     assert (pair.loc["chablis", "alpha"], pair.loc["chablis", "beta"]) == (1.6, 1.0)
     assert pair.loc["chablis", "worst_regret"] == pytest.approx(0.005)
     # The thesis's Chablis exponents (1.6, 1.4) are exp2's best and 0.19 below the others'.
@@ -355,7 +357,7 @@ def test_cross_generalisation_within_noise_when_the_gap_is_inside_the_seed_sprea
     p = _three_exp_plan()
     best = {"exp1": (0.0, 1.0), "exp2": (0.0, 1.4), "exp5": (0.0, 1.0)}
     score = lambda aqm, exp, a, b: 0.95 if (a, b) == best[exp] else 0.93  # noqa: E731
-    cross = W.cross_generalisation(multi_grid(p, score, jitter=0.02), p)
+    cross = G.cross_generalisation(multi_grid(p, score, jitter=0.02), p)
     row = cross[(cross["aqm"] == "chardonnay") & (cross["source"] == "exp1") & (cross["target"] == "exp2")].iloc[0]
     assert row["regret"] == pytest.approx(0.02) and row["near_optimal"] == "noise"
 

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from .. import api
 
 __all__ = ["Claim", "Job", "SeedMean", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt", "save_figure",
-           "tally", "clearly_greater", "single_seed_caveat"]
+           "tally", "clearly_greater", "all_of", "judged", "single_seed_caveat"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,30 @@ def clearly_greater(a: SeedMean, b: SeedMean, z: float = 2.0, margin: float = 0.
     if diff < -z * se:
         return False
     return None
+
+
+def all_of(results) -> bool | None:
+    """Every part holds: False if any clearly fails, True if all clearly hold, else None."""
+    results = list(results)
+    if any(r is False for r in results):
+        return False
+    if all(r is True for r in results):
+        return True
+    return None
+
+
+def judged(ident: str, source: str, statement: str, thesis: str, ours: str, parts: dict[str, bool | None],
+            why: str) -> Claim:
+    """A claim whose verdict is every part of `parts` (label → verdict of that part); the parts that fail or
+    that the seeds cannot tell are named in `why`."""
+    verdict = all_of(parts.values())
+    failed = [k for k, v in parts.items() if v is False]
+    noisy = [k for k, v in parts.items() if v is None]
+    if failed:
+        why += f"; fails in {', '.join(failed)}"
+    if noisy:
+        why += f"; within the seeds' noise (2 s.e.) in {', '.join(noisy)}"
+    return Claim(ident, source, statement, thesis, ours, verdict, why, within_noise=verdict is None)
 
 
 def single_seed_caveat(n_seeds: int) -> str:

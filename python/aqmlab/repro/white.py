@@ -34,8 +34,11 @@ import pandas as pd  # noqa: E402
 
 from ..metrics import jain_index  # noqa: E402
 from . import white_scenarios as S  # noqa: E402
-from .common import (Claim, Job, SeedMean, Timer, claim_notes, claims_table, clearly_greater, ensure_dir, fmt,  # noqa: E402
-                     frame_table, run_jobs, save_figure, single_seed_caveat, tally)
+from .common import (Claim, Job, SeedMean, Timer, all_of, claim_notes, claims_table, clearly_greater,  # noqa: E402
+                     ensure_dir, frame_table, judged, run_jobs, save_figure, single_seed_caveat, tally)
+from .white_grid import (GEN_SOURCE, SCORE_DOC, TUNED, common_pair, cross_generalisation,  # noqa: E402
+                         cross_generalisation_section, generalisation_report, generalisation_table, grid_claims,
+                         with_score)
 
 AQMS = ("red", "fred", "csfq", "drr", "chardonnay", "chablis", "chardonnay_pa", "chablis_pa", "chardonnay_lit",
         "chablis_lit")
@@ -47,8 +50,7 @@ READINGS = {"": "spec default: factor scales p_b before ns-2's count spacing",
             "_pa": "alternative: factor scales the spaced probability p_a",
             "_lit": "alternative: p_b times the factor tested directly, no count spacing (§3.3 read literally)"}
 WHITE_AQMS = tuple(f"{k}{r}" for r in READINGS for k in ("chardonnay", "chablis"))
-STATIC = ("exp1", "exp2", "exp3", "exp4")
-DYNAMIC = ("exp5", "exp6")
+STATIC, DYNAMIC = S.STATIC, S.DYNAMIC
 
 # The thesis's numbers (spec §5): drop % and total goodput (Figs. 5.8, 6.7).
 THESIS_DROP = {"red": dict(exp1=1.85, exp2=2.85, exp3=1.45, exp4=3.61, exp5=2.90, exp6=2.60),
@@ -407,25 +409,6 @@ def _is_object_col(col: pd.Series) -> bool:
     return bool(col.map(lambda v: isinstance(v, (dict, tuple, list, np.ndarray))).any())
 
 
-# The grid's fairness score. Static experiments: the per-flow JFI over the measurement window (30–150 s).
-# Dynamic experiments (Exps 5–6): the mean over periods A–D of the per-flow JFI of the active flows in each
-# period (each source's mean goodput over the 30-s period), every period weighted equally: one whole-run
-# number on the same scale as the thesis's per-period JFIs (chosen before the dynamic grid was run).
-SCORE_DOC = ("static: per-flow JFI over 30–150 s; Exps 5–6: mean over periods A–D of the per-flow JFI of the "
-             "active flows, periods weighted equally")
-
-
-def with_score(grid: pd.DataFrame) -> pd.DataFrame:
-    """`grid` with a `score` column (see `SCORE_DOC`); rows that already have one keep it."""
-    grid = grid.copy()
-    dyn = grid["exp"].isin(DYNAMIC) if "exp" in grid else pd.Series(False, index=grid.index)
-    score = grid["jfi"].astype(float) if "jfi" in grid else pd.Series(np.nan, index=grid.index)
-    if dyn.any():
-        score = score.where(~dyn, grid[[f"{k}_jfi" for k in S.PERIODS]].mean(axis=1))
-    grid["score"] = grid["score"].fillna(score) if "score" in grid else score
-    return grid
-
-
 # ---- claims ----
 
 def _mean(df: pd.DataFrame, aqm: str, exp: str, col: str) -> float:
@@ -461,30 +444,6 @@ def _const(x: float) -> SeedMean:
 def _at_least(a: SeedMean, b: SeedMean, tol: float = 0.0) -> bool | None:
     """a ≥ b − tol beyond the seeds' noise: True, False, or None (cannot tell)."""
     return clearly_greater(a, b, margin=-tol)
-
-
-def _all_of(results) -> bool | None:
-    """Every part holds: False if any clearly fails, True if all clearly hold, else None."""
-    results = list(results)
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
-
-
-def _judged(ident: str, source: str, statement: str, thesis: str, ours: str, parts: dict[str, bool | None],
-            why: str) -> Claim:
-    """A claim whose verdict is every part of `parts` (label → verdict of that part); the parts that fail or
-    that the seeds cannot tell are named in `why`."""
-    verdict = _all_of(parts.values())
-    failed = [k for k, v in parts.items() if v is False]
-    noisy = [k for k, v in parts.items() if v is None]
-    if failed:
-        why += f"; fails in {', '.join(failed)}"
-    if noisy:
-        why += f"; within the seeds' noise (2 s.e.) in {', '.join(noisy)}"
-    return Claim(ident, source, statement, thesis, ours, verdict, why, within_noise=verdict is None)
 
 
 def _lone_flow_bound(jfi: float, total: float, n: int = S.N_FLOWS) -> float:
@@ -536,14 +495,14 @@ def _ordering_vs_table(ident: str, source: str, statement: str, df: pd.DataFrame
                 parts[key] = _at_least(ob, oa, TIE)
                 sign = "<"
             else:
-                parts[key] = _all_of([_at_least(oa, ob, TIE), _at_least(ob, oa, TIE)])
+                parts[key] = all_of([_at_least(oa, ob, TIE), _at_least(ob, oa, TIE)])
                 sign = "≈"
             th.append(f"{key}: {ta:.3f} {sign} {tb:.3f}")
             us.append(f"{key}: {oa.mean:.3f}/{ob.mean:.3f}")
-    return _judged(ident, source, statement, f"table {reading}: " + ", ".join(th), ", ".join(us), parts,
-                   f"criterion: our orderings follow the {reading} table: where it has one ahead by more than {TIE}, "
-                   f"ours has that one ≥ the other − {TIE}; where it ties (within {TIE}), both ways; every comparison "
-                   "beyond 2 standard errors of the seed means")
+    return judged(ident, source, statement, f"table {reading}: " + ", ".join(th), ", ".join(us), parts,
+                  f"criterion: our orderings follow the {reading} table: where it has one ahead by more than {TIE}, "
+                  f"ours has that one ≥ the other − {TIE}; where it ties (within {TIE}), both ways; every comparison "
+                  "beyond 2 standard errors of the seed means")
 
 
 def _spread(row, where: str) -> float:
@@ -583,57 +542,57 @@ def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "",
     jfi = {(a, w): _jfi_sm(df, a, w) for a in base for w in everywhere}
 
     # W1: Chardonnay fairer than RED everywhere, by JFI and by min/max spread.
-    out.append(_judged("W1", "§5.7 (1), Figs. 5.9–5.10", "Chardonnay is fairer (JFI) than RED in every experiment and period",
-                       "0.982–0.993 vs 0.785–0.982 (static); every period", _pairs(jfi, "chardonnay", "red"),
-                       {w[3:]: clearly_greater(jfi["chardonnay", w], jfi["red", w]) for w in everywhere},
-                       "criterion: Chardonnay's JFI > RED's in each of Exps 1–4 and each period of 5–6"))
+    out.append(judged("W1", "§5.7 (1), Figs. 5.9–5.10", "Chardonnay is fairer (JFI) than RED in every experiment and period",
+                      "0.982–0.993 vs 0.785–0.982 (static); every period", _pairs(jfi, "chardonnay", "red"),
+                      {w[3:]: clearly_greater(jfi["chardonnay", w], jfi["red", w]) for w in everywhere},
+                      "criterion: Chardonnay's JFI > RED's in each of Exps 1–4 and each period of 5–6"))
     spread = {(a, w): _sm_rows(df, a, w[:4], lambda r, w=w: _spread(r, w)) for a in ("chardonnay", "red") for w in everywhere}
-    out.append(_judged("W1b", "§5.7 (1), Fig. 5.10", "Chardonnay's min/max goodput spread is narrower than RED's in every "
-                       "experiment and period", "e.g. Exp 1 [0.25, 0.40] vs [0.15, 0.79]; 6C [4.16, 5.47] vs [1.45, 8.26]",
-                       ", ".join(f"{w[3:]}: {spread['chardonnay', w].mean:.2f}/{spread['red', w].mean:.2f}" for w in everywhere),
-                       {w[3:]: clearly_greater(spread["red", w], spread["chardonnay", w]) for w in everywhere},
-                       "criterion: max − min goodput (per flow in Exps 1, 3, 4; per cluster in Exp 2 and each period; "
-                       "Chardonnay/RED, Mb/s) smaller for Chardonnay"))
+    out.append(judged("W1b", "§5.7 (1), Fig. 5.10", "Chardonnay's min/max goodput spread is narrower than RED's in every "
+                      "experiment and period", "e.g. Exp 1 [0.25, 0.40] vs [0.15, 0.79]; 6C [4.16, 5.47] vs [1.45, 8.26]",
+                      ", ".join(f"{w[3:]}: {spread['chardonnay', w].mean:.2f}/{spread['red', w].mean:.2f}" for w in everywhere),
+                      {w[3:]: clearly_greater(spread["red", w], spread["chardonnay", w]) for w in everywhere},
+                      "criterion: max − min goodput (per flow in Exps 1, 3, 4; per cluster in Exp 2 and each period; "
+                      "Chardonnay/RED, Mb/s) smaller for Chardonnay"))
     # W2: ordering in Exps 1–3; Exp 4 compressed with FRED highest and Chardonnay tying DRR.
     for e in ("exp1", "exp2", "exp3"):
         parts = {"Chardonnay ≥ DRR": _at_least(jfi["chardonnay", e], jfi["drr", e], TIE),
                  "DRR ≥ FRED": _at_least(jfi["drr", e], jfi["fred", e]),
                  "DRR ≥ CSFQ": _at_least(jfi["drr", e], jfi["csfq", e])}
-        out.append(_judged(f"W2-{e[-1]}", "§5.7 (2), Fig. 5.9", f"{e}: JFI Chardonnay ≥ DRR ≥ FRED, CSFQ",
-                           ", ".join(f"{a} {THESIS_JFI[a][e]:.3f}" for a in ("chardonnay", "drr", "fred", "csfq")),
-                           ", ".join(f"{a} {jfi[a, e]}" for a in ("chardonnay", "drr", "fred", "csfq")), parts,
-                           f"criterion: Chardonnay ≥ DRR − {TIE} (the thesis's ties) and DRR ≥ FRED, CSFQ"))
+        out.append(judged(f"W2-{e[-1]}", "§5.7 (2), Fig. 5.9", f"{e}: JFI Chardonnay ≥ DRR ≥ FRED, CSFQ",
+                          ", ".join(f"{a} {THESIS_JFI[a][e]:.3f}" for a in ("chardonnay", "drr", "fred", "csfq")),
+                          ", ".join(f"{a} {jfi[a, e]}" for a in ("chardonnay", "drr", "fred", "csfq")), parts,
+                          f"criterion: Chardonnay ≥ DRR − {TIE} (the thesis's ties) and DRR ≥ FRED, CSFQ"))
     five = ("red", "fred", "csfq", "drr", "chardonnay")
     floor = min(THESIS_JFI[a]["exp4"] for a in five) - TIE
     parts = {f"FRED ≥ {a}": _at_least(jfi["fred", "exp4"], jfi[a, "exp4"], TIE) for a in five if a != "fred"}
-    parts["Chardonnay ≈ DRR"] = _all_of([_at_least(jfi["chardonnay", "exp4"], jfi["drr", "exp4"], TIE),
-                                         _at_least(jfi["drr", "exp4"], jfi["chardonnay", "exp4"], TIE)])
+    parts["Chardonnay ≈ DRR"] = all_of([_at_least(jfi["chardonnay", "exp4"], jfi["drr", "exp4"], TIE),
+                                        _at_least(jfi["drr", "exp4"], jfi["chardonnay", "exp4"], TIE)])
     parts.update({f"{a} ≥ {floor:.3f}": _at_least(jfi[a, "exp4"], _const(floor)) for a in five})
-    out.append(_judged("W2-4", "§5.7 (2), Fig. 5.9", "exp4 is compressed: RED, FRED, CSFQ, DRR, Chardonnay all at 0.977–0.992, "
-                       "FRED highest, Chardonnay ties DRR",
-                       ", ".join(f"{a} {THESIS_JFI[a]['exp4']:.3f}" for a in five),
-                       ", ".join(f"{a} {jfi[a, 'exp4']}" for a in five), parts,
-                       f"criterion: FRED ≥ each other − {TIE}; |Chardonnay − DRR| ≤ {TIE}; each ≥ {floor:.3f} (the "
-                       f"thesis's lowest, CSFQ 0.977, less {TIE})"))
+    out.append(judged("W2-4", "§5.7 (2), Fig. 5.9", "exp4 is compressed: RED, FRED, CSFQ, DRR, Chardonnay all at 0.977–0.992, "
+                      "FRED highest, Chardonnay ties DRR",
+                      ", ".join(f"{a} {THESIS_JFI[a]['exp4']:.3f}" for a in five),
+                      ", ".join(f"{a} {jfi[a, 'exp4']}" for a in five), parts,
+                      f"criterion: FRED ≥ each other − {TIE}; |Chardonnay − DRR| ≤ {TIE}; each ≥ {floor:.3f} (the "
+                      f"thesis's lowest, CSFQ 0.977, less {TIE})"))
     # W3, W4: the lone flows.
     lone = lambda e, a: _sm_rows(df, a, e, lambda r: float(r["goodputs"][0]))  # noqa: E731
     lone_r = {a: lone("exp3", a) for a in ("fred", "csfq", "red")}
-    out.append(_judged("W3", "§5.7 (3), Fig. 5.3", "Exp 3: FRED and CSFQ give the lone robust flow more than RED does",
-                       "FRED 1.17, CSFQ 1.04, RED 0.85 Mb/s", f"FRED {lone_r['fred']}, CSFQ {lone_r['csfq']}, RED {lone_r['red']} Mb/s",
-                       {"FRED": clearly_greater(lone_r["fred"], lone_r["red"]),
+    out.append(judged("W3", "§5.7 (3), Fig. 5.3", "Exp 3: FRED and CSFQ give the lone robust flow more than RED does",
+                      "FRED 1.17, CSFQ 1.04, RED 0.85 Mb/s", f"FRED {lone_r['fred']}, CSFQ {lone_r['csfq']}, RED {lone_r['red']} Mb/s",
+                      {"FRED": clearly_greater(lone_r["fred"], lone_r["red"]),
                         "CSFQ": clearly_greater(lone_r["csfq"], lone_r["red"])}, "criterion: both above RED's"))
     lone_f = {a: lone("exp4", a) for a in ("csfq", "red", "chardonnay")}
-    out.append(_judged("W4", "§5.7 (3), Fig. 5.4", "Exp 4: CSFQ gives the lone fragile flow less than RED does",
-                       "CSFQ 0.07 vs RED 0.16 Mb/s", f"CSFQ {lone_f['csfq']} vs RED {lone_f['red']} Mb/s",
-                       {"CSFQ < RED": clearly_greater(lone_f["red"], lone_f["csfq"])}, "criterion: CSFQ's below RED's"))
+    out.append(judged("W4", "§5.7 (3), Fig. 5.4", "Exp 4: CSFQ gives the lone fragile flow less than RED does",
+                      "CSFQ 0.07 vs RED 0.16 Mb/s", f"CSFQ {lone_f['csfq']} vs RED {lone_f['red']} Mb/s",
+                      {"CSFQ < RED": clearly_greater(lone_f["red"], lone_f["csfq"])}, "criterion: CSFQ's below RED's"))
     cap = _lone_flow_bound(THESIS_JFI["chardonnay"]["exp4"], THESIS_GOODPUT["chardonnay"]["exp4"])
-    out.append(_judged("W5", "§5.7 (4), Fig. 5.4", "Exp 4: Chardonnay gives the lone fragile flow slightly more than its fair share",
-                       f"0.39 Mb/s, \"slightly more bandwidth than the fair share\" (0.333); JFI 0.991", f"{lone_f['chardonnay']} Mb/s",
-                       {"≥ fair share": _at_least(lone_f["chardonnay"], _const(S.FAIR_SHARE_MBPS)),
-                        f"≤ {cap:.2f}": _at_least(_const(cap), lone_f["chardonnay"])},
-                       f"criterion: between 10/30 and {cap:.2f} Mb/s. The upper bound is the most one flow can get with the "
-                       "thesis's Exp 4 JFI (0.991) and total (9.96 Mb/s) even if the 29 others were exactly equal; "
-                       "\"slightly more\" (0.39) sits well inside it"))
+    out.append(judged("W5", "§5.7 (4), Fig. 5.4", "Exp 4: Chardonnay gives the lone fragile flow slightly more than its fair share",
+                      "0.39 Mb/s, \"slightly more bandwidth than the fair share\" (0.333); JFI 0.991", f"{lone_f['chardonnay']} Mb/s",
+                      {"≥ fair share": _at_least(lone_f["chardonnay"], _const(S.FAIR_SHARE_MBPS)),
+                       f"≤ {cap:.2f}": _at_least(_const(cap), lone_f["chardonnay"])},
+                      f"criterion: between 10/30 and {cap:.2f} Mb/s. The upper bound is the most one flow can get with the "
+                      "thesis's Exp 4 JFI (0.991) and total (9.96 Mb/s) even if the 29 others were exactly equal; "
+                      "\"slightly more\" (0.39) sits well inside it"))
     # W6: Chardonnay's dynamic splits near DRR's; RED's stay 1/RTT-like.
     split = {(a, e, k): (_sm(df, a, e, f"{k}_cluster_min"), _sm(df, a, e, f"{k}_cluster_max"))
              for a in ("chardonnay", "red") for e in DYNAMIC for k in "BCD"}
@@ -641,76 +600,76 @@ def claims(df: pd.DataFrame, grid: pd.DataFrame, p: Plan, reading: str = "",
     for e in DYNAMIC:
         for k in "BCD":
             lo, hi = split["chardonnay", e, k]
-            parts[f"{e[-1]}{k}"] = _all_of([_at_least(lo, _const(3.95)), _at_least(_const(6.05), hi)])
-    out.append(_judged("W6", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: Chardonnay's two active clusters "
-                       "share 4.0–6.0 Mb/s each (near DRR)", "Chardonnay 4.7/5.0 (best) to 4.0/5.9 (worst)",
-                       "; ".join(f"{e[-1]}{k}: {split['chardonnay', e, k][0].mean:.1f}/{split['chardonnay', e, k][1].mean:.1f}"
-                                 for e in DYNAMIC for k in "BCD"), parts,
-                       "criterion: every Chardonnay cluster aggregate in [3.95, 6.05] Mb/s"))
+            parts[f"{e[-1]}{k}"] = all_of([_at_least(lo, _const(3.95)), _at_least(_const(6.05), hi)])
+    out.append(judged("W6", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: Chardonnay's two active clusters "
+                      "share 4.0–6.0 Mb/s each (near DRR)", "Chardonnay 4.7/5.0 (best) to 4.0/5.9 (worst)",
+                      "; ".join(f"{e[-1]}{k}: {split['chardonnay', e, k][0].mean:.1f}/{split['chardonnay', e, k][1].mean:.1f}"
+                                for e in DYNAMIC for k in "BCD"), parts,
+                      "criterion: every Chardonnay cluster aggregate in [3.95, 6.05] Mb/s"))
     red_ratio = min(hi / lo for e in DYNAMIC for k in "BCD" for lo, hi in [THESIS_MINMAX_DYN["red"][e][k]])
     ratios = {f"{e[-1]}{k}": _sm_rows(df, "red", e, lambda r, k=k: _lower_over_higher_rtt(r, k)) for e in DYNAMIC for k in "BCD"}
-    out.append(_judged("W6b", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: RED's splits stay 1/RTT-like "
-                       "(the lower-RTT cluster well ahead)",
-                       "RED max/min " + ", ".join(f"{e[-1]}{k} {THESIS_MINMAX_DYN['red'][e][k][1] / THESIS_MINMAX_DYN['red'][e][k][0]:.2f}"
-                                                  for e in DYNAMIC for k in "BCD"),
-                       ", ".join(f"{w} {r}" for w, r in ratios.items()),
-                       {w: _at_least(r, _const(round(red_ratio, 2))) for w, r in ratios.items()},
-                       f"criterion: the lower-RTT cluster's goodput over the higher-RTT one's ≥ {red_ratio:.2f} (the "
-                       "thesis's smallest RED ratio, 5D) in every period; 1/RTT alone predicts 2–4 (Exp 5) and 4–16 (Exp 6)"))
+    out.append(judged("W6b", "§5.7 (5), Figs. 5.6–5.7, 5.10", "Exps 5–6, periods B–D: RED's splits stay 1/RTT-like "
+                      "(the lower-RTT cluster well ahead)",
+                      "RED max/min " + ", ".join(f"{e[-1]}{k} {THESIS_MINMAX_DYN['red'][e][k][1] / THESIS_MINMAX_DYN['red'][e][k][0]:.2f}"
+                                                 for e in DYNAMIC for k in "BCD"),
+                      ", ".join(f"{w} {r}" for w, r in ratios.items()),
+                      {w: _at_least(r, _const(round(red_ratio, 2))) for w, r in ratios.items()},
+                      f"criterion: the lower-RTT cluster's goodput over the higher-RTT one's ≥ {red_ratio:.2f} (the "
+                      "thesis's smallest RED ratio, 5D) in every period; 1/RTT alone predicts 2–4 (Exp 5) and 4–16 (Exp 6)"))
     # W7: wider RTT spread, less fair.
     mean_dyn = {(a, e): _sm_rows(df, a, e, lambda r: float(np.mean([r[f"{k}_jfi"] for k in periods])))
                 for a in ("chardonnay", "drr") for e in DYNAMIC}
-    out.append(_judged("W7", "§5.7 (6)", "Exp 6 (20–320 ms) is less fair than Exp 5 (50–200 ms) for Chardonnay and DRR",
-                       "Chardonnay 0.966 vs 0.916, DRR 0.974 vs 0.936 (period means, swapped table)",
-                       f"Chardonnay {mean_dyn['chardonnay', 'exp5']} vs {mean_dyn['chardonnay', 'exp6']}, "
-                       f"DRR {mean_dyn['drr', 'exp5']} vs {mean_dyn['drr', 'exp6']}",
-                       {a: clearly_greater(mean_dyn[a, "exp5"], mean_dyn[a, "exp6"]) for a in ("chardonnay", "drr")},
-                       "criterion: the mean JFI over periods A–D lower in Exp 6, for both"))
+    out.append(judged("W7", "§5.7 (6)", "Exp 6 (20–320 ms) is less fair than Exp 5 (50–200 ms) for Chardonnay and DRR",
+                      "Chardonnay 0.966 vs 0.916, DRR 0.974 vs 0.936 (period means, swapped table)",
+                      f"Chardonnay {mean_dyn['chardonnay', 'exp5']} vs {mean_dyn['chardonnay', 'exp6']}, "
+                      f"DRR {mean_dyn['drr', 'exp5']} vs {mean_dyn['drr', 'exp6']}",
+                      {a: clearly_greater(mean_dyn[a, "exp5"], mean_dyn[a, "exp6"]) for a in ("chardonnay", "drr")},
+                      "criterion: the mean JFI over periods A–D lower in Exp 6, for both"))
     # W8, W9: drop rate and goodput against RED.
     exps = [*STATIC, *DYNAMIC]
     drops = {(a, e): _sm(df, a, e, "drop_pct") for a in ("red", "chardonnay", "chablis") for e in exps}
     drops_red_x = {e: _sm_rows(df, "red", e, lambda r: 1.1 * float(r["drop_pct"])) for e in exps}
     good = {(a, e): _sm(df, a, e, "total_mbps") for a in ("red", "chardonnay", "chablis") for e in exps}
-    out.append(_judged("W8", "§5.7 (7), Fig. 5.8", "Chardonnay's drop rate is about equal to or below RED's",
-                       "1.46–3.59 % vs 1.45–3.61 % (Exp 3: +0.01)",
-                       ", ".join(f"{e[-1]}: {drops['chardonnay', e].mean:.2f}/{drops['red', e].mean:.2f}" for e in exps),
-                       {e[-1]: _at_least(drops_red_x[e], drops["chardonnay", e]) for e in exps},
-                       "criterion: ≤ 1.1 × RED's in every experiment (Chardonnay/RED, %)"))
-    out.append(_judged("W9", "§5.7 (7), Fig. 5.8", "Chardonnay's total goodput is at most 60 kb/s below RED's",
-                       "−0.06 to +0.05 Mb/s", ", ".join(f"{e[-1]}: {good['chardonnay', e].mean - good['red', e].mean:+.3f}" for e in exps),
-                       {e[-1]: _at_least(good["chardonnay", e], good["red", e], 0.06) for e in exps},
-                       "criterion: ≥ RED − 0.06 Mb/s in every experiment"))
+    out.append(judged("W8", "§5.7 (7), Fig. 5.8", "Chardonnay's drop rate is about equal to or below RED's",
+                      "1.46–3.59 % vs 1.45–3.61 % (Exp 3: +0.01)",
+                      ", ".join(f"{e[-1]}: {drops['chardonnay', e].mean:.2f}/{drops['red', e].mean:.2f}" for e in exps),
+                      {e[-1]: _at_least(drops_red_x[e], drops["chardonnay", e]) for e in exps},
+                      "criterion: ≤ 1.1 × RED's in every experiment (Chardonnay/RED, %)"))
+    out.append(judged("W9", "§5.7 (7), Fig. 5.8", "Chardonnay's total goodput is at most 60 kb/s below RED's",
+                      "−0.06 to +0.05 Mb/s", ", ".join(f"{e[-1]}: {good['chardonnay', e].mean - good['red', e].mean:+.3f}" for e in exps),
+                      {e[-1]: _at_least(good["chardonnay", e], good["red", e], 0.06) for e in exps},
+                      "criterion: ≥ RED − 0.06 Mb/s in every experiment"))
     # W10: Chablis.
-    out.append(_judged("W10a", "§5.7 (8), Fig. 6.8", "Chablis is at least as fair as Chardonnay in the static experiments",
-                       "0.993–0.997 vs 0.982–0.993", ", ".join(f"{e[-1]}: {jfi['chablis', e].mean:.3f}/{jfi['chardonnay', e].mean:.3f}" for e in STATIC),
-                       {e[-1]: _at_least(jfi["chablis", e], jfi["chardonnay", e], TIE) for e in STATIC},
-                       f"criterion: Chablis ≥ Chardonnay − {TIE} in each of Exps 1–4"))
+    out.append(judged("W10a", "§5.7 (8), Fig. 6.8", "Chablis is at least as fair as Chardonnay in the static experiments",
+                      "0.993–0.997 vs 0.982–0.993", ", ".join(f"{e[-1]}: {jfi['chablis', e].mean:.3f}/{jfi['chardonnay', e].mean:.3f}" for e in STATIC),
+                      {e[-1]: _at_least(jfi["chablis", e], jfi["chardonnay", e], TIE) for e in STATIC},
+                      f"criterion: Chablis ≥ Chardonnay − {TIE} in each of Exps 1–4"))
     out.append(_ordering_vs_table("W10d", "§5.7 (8), Figs. 5.9, 6.8", "Exps 5–6: Chablis ≥ Chardonnay in every period, as the "
                                   "printed tables have it", df, [("chablis", "chardonnay")], WHERE_DYN, "printed"))
     out.append(_ordering_vs_table("W10e", "§5.7 (8), spec §5.6 item 1", "Exps 5–6: Chablis against Chardonnay per period "
                                   "with the Exp 5/6 columns swapped (Chardonnay ahead in 5A, a tie in 5C)", df,
                                   [("chablis", "chardonnay")], WHERE_DYN, "swapped"))
-    out.append(_judged("W10b", "§5.7 (8), Fig. 6.7", "Chablis drops almost nothing",
-                       "0.000–0.007 %", ", ".join(f"{e[-1]}: {drops['chablis', e].mean:.3f}" for e in exps),
-                       {e[-1]: clearly_greater(_const(0.05), drops["chablis", e]) for e in exps},
-                       "criterion: < 0.05 % in every experiment"))
-    out.append(_judged("W10c", "§5.7 (8), Fig. 6.7", "Chablis's total goodput is at least Chardonnay's",
-                       "+0.00 to +0.13 Mb/s", ", ".join(f"{e[-1]}: {good['chablis', e].mean - good['chardonnay', e].mean:+.3f}" for e in exps),
-                       {e[-1]: _at_least(good["chablis", e], good["chardonnay", e], 0.01) for e in exps},
-                       "criterion: ≥ Chardonnay − 0.01 Mb/s in every experiment"))
-    out.append(_judged("W11", "§1, Fig. 5.9", "Chardonnay's JFI is 0.98–0.99 in the static experiments",
-                       "0.982, 0.993, 0.985, 0.991", ", ".join(f"{jfi['chardonnay', e]}" for e in STATIC),
-                       {e[-1]: _at_least(jfi["chardonnay", e], _const(0.975)) for e in STATIC},
-                       "criterion: ≥ 0.975 in each of Exps 1–4"))
+    out.append(judged("W10b", "§5.7 (8), Fig. 6.7", "Chablis drops almost nothing",
+                      "0.000–0.007 %", ", ".join(f"{e[-1]}: {drops['chablis', e].mean:.3f}" for e in exps),
+                      {e[-1]: clearly_greater(_const(0.05), drops["chablis", e]) for e in exps},
+                      "criterion: < 0.05 % in every experiment"))
+    out.append(judged("W10c", "§5.7 (8), Fig. 6.7", "Chablis's total goodput is at least Chardonnay's",
+                      "+0.00 to +0.13 Mb/s", ", ".join(f"{e[-1]}: {good['chablis', e].mean - good['chardonnay', e].mean:+.3f}" for e in exps),
+                      {e[-1]: _at_least(good["chablis", e], good["chardonnay", e], 0.01) for e in exps},
+                      "criterion: ≥ Chardonnay − 0.01 Mb/s in every experiment"))
+    out.append(judged("W11", "§1, Fig. 5.9", "Chardonnay's JFI is 0.98–0.99 in the static experiments",
+                      "0.982, 0.993, 0.985, 0.991", ", ".join(f"{jfi['chardonnay', e]}" for e in STATIC),
+                      {e[-1]: _at_least(jfi["chardonnay", e], _const(0.975)) for e in STATIC},
+                      "criterion: ≥ 0.975 in each of Exps 1–4"))
     # W13: "fairer than FRED and CSFQ under all scenarios" (abstract, §7), against our data and both tables.
     rivals = ("fred", "csfq")
-    out.append(_judged("W13", "abstract, §7; spec §5.6 item 7", "Chardonnay is at least as fair (JFI) as FRED and CSFQ in "
-                       "every experiment and period",
-                       "stated for all scenarios; the thesis's own tables break it in Exp 4 (FRED 0.992 vs 0.991) and one "
-                       "period (CSFQ 0.986 vs 0.948: 5D swapped, 6D printed)",
-                       ", ".join(f"{w[3:]}: {jfi['chardonnay', w].mean:.3f}/{max(jfi[a, w].mean for a in rivals):.3f}" for w in everywhere),
-                       {f"{w[3:]} vs {a}": _at_least(jfi["chardonnay", w], jfi[a, w], TIE) for w in everywhere for a in rivals},
-                       f"criterion: Chardonnay ≥ FRED − {TIE} and ≥ CSFQ − {TIE} everywhere (ours: Chardonnay/the better of the two)"))
+    out.append(judged("W13", "abstract, §7; spec §5.6 item 7", "Chardonnay is at least as fair (JFI) as FRED and CSFQ in "
+                      "every experiment and period",
+                      "stated for all scenarios; the thesis's own tables break it in Exp 4 (FRED 0.992 vs 0.991) and one "
+                      "period (CSFQ 0.986 vs 0.948: 5D swapped, 6D printed)",
+                      ", ".join(f"{w[3:]}: {jfi['chardonnay', w].mean:.3f}/{max(jfi[a, w].mean for a in rivals):.3f}" for w in everywhere),
+                      {f"{w[3:]} vs {a}": _at_least(jfi["chardonnay", w], jfi[a, w], TIE) for w in everywhere for a in rivals},
+                      f"criterion: Chardonnay ≥ FRED − {TIE} and ≥ CSFQ − {TIE} everywhere (ours: Chardonnay/the better of the two)"))
     for ident, table in (("W13-printed", "printed"), ("W13-swapped", "swapped")):
         out.append(_ordering_vs_table(ident, "§5.6 item 7, Fig. 5.9", f"Chardonnay against FRED and CSFQ in every experiment and "
                                       f"period, orderings as in the {table} table", df,
@@ -808,262 +767,6 @@ def _attach_notes(out: list[Claim], df: pd.DataFrame, sens: pd.DataFrame | None 
 
 def _pairs(jfi, a: str, b: str) -> str:
     return ", ".join(f"{w[3:]}: {jfi[a, w].mean:.3f}/{jfi[b, w].mean:.3f}" for w in [*STATIC, *WHERE_DYN])
-
-
-TUNED = {"chardonnay": (0.65, 1.40), "chablis": (1.60, 1.40)}
-# The experiment the thesis tuned its exponents on (§5.1); the generalisation table starts from its optimum.
-GEN_SOURCE = "exp1"
-# Scores this close (absolute) count as identical: the same runs give the same JFI to the last bits.
-EXACT_TIE = 1e-9
-
-
-def _grid_point(rows: pd.DataFrame, a: float, b: float) -> SeedMean:
-    """The score at (α a, β b) of one AQM's rows in one experiment, mean ± s.e. over its seeds."""
-    sel = rows[np.isclose(rows["alpha"], a) & np.isclose(rows["beta"], b)].sort_values("seed")
-    return SeedMean.of(sel["score"])
-
-
-def axis_effect(rows: pd.DataFrame, axis: str, at: float) -> str:
-    """Whether the exponent `axis` ("alpha" or "beta") changes the score of `rows` (one AQM, one experiment)
-    along the grid line where the other exponent is `at`: "none" when every seed's score is identical
-    (within `EXACT_TIE`) at every value of `axis`; "noise" when the best value's seed mean is not above the
-    worst's beyond 2 standard errors; "single" when the grid has one value of it; "effect" otherwise."""
-    other = "beta" if axis == "alpha" else "alpha"
-    line = rows[np.isclose(rows[other], at)]
-    piv = line.pivot_table(index="seed", columns=axis, values="score", aggfunc="mean")
-    if piv.shape[1] < 2:
-        return "single"  # one value on the grid: nothing to compare (named like an effect)
-    if float((piv.max(axis=1) - piv.min(axis=1)).abs().max()) <= EXACT_TIE:
-        return "none"
-    means = piv.mean()
-    top, bottom = SeedMean.of(piv[means.idxmax()].dropna()), SeedMean.of(piv[means.idxmin()].dropna())
-    return "effect" if clearly_greater(top, bottom) is True else "noise"
-
-
-def beaten_by_best(best: SeedMean, here: SeedMean) -> bool | None:
-    """The near-optimal criterion: whether the best grid point's score clearly (2 standard errors of the
-    difference) exceeds the score `here` by more than 0.01; None when the seeds cannot tell. A point scored
-    against itself (the same runs, so the same seed mean and spread) is not beaten: the unpaired test would
-    call a zero difference undecided whenever 0.01 lies within its noise."""
-    if here == best:
-        return False
-    return clearly_greater(best, here, margin=0.01)
-
-
-@dataclasses.dataclass(frozen=True)
-class GridBest:
-    """One AQM's best grid point in one experiment, and whether each exponent matters through it."""
-
-    alpha: float
-    beta: float
-    score: SeedMean
-    alpha_effect: str  # "effect", "noise" or "none" (`axis_effect` along α at the best β)
-    beta_effect: str
-
-    def describe(self, p: Plan) -> str:
-        parts = []
-        for axis, x, eff, lim in (("α", self.alpha, self.alpha_effect, p.grid_alpha),
-                                  ("β", self.beta, self.beta_effect, p.grid_beta)):
-            if eff == "none":
-                parts.append(f"any {axis} ({axis} has no effect here: identical scores at every {axis} in every seed)")
-            else:
-                edge = " (grid edge)" if x in (min(lim), max(lim)) and not (axis == "α" and x == 0) else ""
-                noise = f" ({axis}'s effect within the seeds' noise along this line)" if eff == "noise" else ""
-                parts.append(f"{axis} {x:g}{edge}{noise}")
-        return f"{self.score} at " + ", ".join(parts)
-
-
-def grid_best(rows: pd.DataFrame) -> GridBest:
-    """The best point of one AQM's grid rows in one experiment (highest seed-mean score). Among points tied
-    exactly the smallest α, then the smallest β, is named: a tie-break, which `axis_effect` reports as
-    "no effect" instead of a best value."""
-    g = rows.groupby(["alpha", "beta"])["score"].mean().reset_index()
-    top = float(g["score"].max())
-    tied = g[g["score"] >= top - EXACT_TIE].sort_values(["alpha", "beta"]).iloc[0]
-    a, b = float(tied["alpha"]), float(tied["beta"])
-    return GridBest(a, b, _grid_point(rows, a, b), axis_effect(rows, "alpha", b), axis_effect(rows, "beta", a))
-
-
-def grid_claims(grid: pd.DataFrame, p: Plan) -> list[Claim]:
-    """Whether each tuned point (exactly on the grid) is near the grid's best: it fails only when the best
-    point's mean score exceeds the tuned point's by more than 0.01 beyond 2 standard errors of the seeds.
-    Then whether the Exp 1 optimum generalises (same criterion against each other experiment's best)."""
-    grid = with_score(grid)
-    out = []
-    for aqm, (a0, b0) in TUNED.items():
-        rows = grid[grid["aqm"] == aqm]
-        if rows.empty:
-            continue
-        for exp in p.grid_exps:
-            re_ = rows[rows["exp"] == exp]
-            if re_.empty:
-                continue
-            best = grid_best(re_)
-            here = _grid_point(re_, a0, b0)
-            gap = beaten_by_best(best.score, here)
-            verdict = None if gap is None else not gap
-            dead = [x for x, e in (("α", best.alpha_effect), ("β", best.beta_effect)) if e == "none"]
-            tested = " and ".join(f"{x} {v}" for x, v in (("α", a0), ("β", b0)) if x not in dead)
-            what = f"tuned exponents (α {a0}, β {b0})" if not dead else (
-                f"tuned {tested}" if tested else f"tuned exponents (α {a0}, β {b0})")
-            stmt = (f"{aqm.capitalize()}'s {what} {'is' if len(dead) == 1 else 'are'} near-optimal on {exp}"
-                    + (" (the tuning experiment)" if exp == GEN_SOURCE else " (generalisation)")
-                    + (f"; {' and '.join(dead)} {'has' if len(dead) == 1 else 'have'} no effect here" if dead else ""))
-            why = ("criterion: the best grid point's score is not above the tuned point's by more than 0.01 beyond "
-                   f"2 standard errors of the difference; score: {SCORE_DOC}")
-            if len(dead) == 2:
-                verdict, why = None, why + "; neither exponent changes the score here, so nothing is tested"
-            elif dead:
-                why += f"; {dead[0]} is untested here (identical scores at every {dead[0]} in every seed)"
-            out.append(Claim(f"G-{aqm[:5]}-{exp[-1]}", "§3.3, §5.1", stmt, "tuned by hand on Exp 1 (\"best results\")",
-                             f"score {here} at ({a0}, {b0}); best {best.describe(p)} (mean ± s.e. over "
-                             f"{len(p.grid_seeds_for(exp))} seed(s))",
-                             verdict, why, within_noise=verdict is None and len(dead) < 2))
-        gen = generalisation_table(rows, p)
-        if gen.empty or len(gen) < 2:
-            continue
-        parts, ours = {}, []
-        src = rows[rows["exp"] == GEN_SOURCE]
-        sb = grid_best(src)
-        for _, r in gen[gen["exp"] != GEN_SOURCE].iterrows():
-            re_ = rows[rows["exp"] == r["exp"]]
-            at_src = _grid_point(re_, sb.alpha, sb.beta)
-            own = grid_best(re_)
-            gap = beaten_by_best(own.score, at_src)
-            parts[r["exp"]] = None if gap is None else not gap
-            ours.append(f"{r['exp']}: {at_src.mean:.3f} vs best {own.score.mean:.3f}")
-        out.append(_judged(f"G-{aqm[:5]}-gen", "§3.3, §5.1; the issue's generalisation question",
-                           f"{aqm.capitalize()}'s exponents best on Exp 1 (α {sb.alpha:g}, β {sb.beta:g} on this grid) are "
-                           "near-optimal on every other experiment", "not tested in the thesis (tuned on Exp 1 only)",
-                           "; ".join(ours), parts,
-                           "criterion (stated before the dynamic grid was run): on each other experiment, that "
-                           "experiment's own best grid point's score is not above the Exp-1 optimum's by more than "
-                           f"0.01 beyond 2 standard errors of the difference; score: {SCORE_DOC}"))
-    return out
-
-
-def generalisation_table(rows: pd.DataFrame, p: Plan, source: str = GEN_SOURCE) -> pd.DataFrame:
-    """For each WHITE AQM in `rows` (grid rows, any readings) and each grid experiment: the score at the
-    optimum found on `source`, that experiment's own best, and the score at the thesis's tuned exponents
-    (seed means; `gap_*` = own best − that score)."""
-    rows = with_score(rows)
-    out = []
-    for aqm in dict.fromkeys(rows["aqm"]):
-        ra = rows[rows["aqm"] == aqm]
-        src = ra[ra["exp"] == source]
-        if src.empty:
-            continue
-        sb = grid_best(src)
-        a0, b0 = TUNED[aqm.partition("_")[0]]
-        for exp in p.grid_exps:
-            re_ = ra[ra["exp"] == exp]
-            if re_.empty:
-                continue
-            own = grid_best(re_)
-            at_src, at_tuned = _grid_point(re_, sb.alpha, sb.beta), _grid_point(re_, a0, b0)
-            out.append({"aqm": aqm, "exp": exp, "seeds": len(p.grid_seeds_for(exp)),
-                        f"{source}_best_alpha": sb.alpha, f"{source}_best_beta": sb.beta, f"score_at_{source}_best": at_src.mean,
-                        "best_alpha": own.alpha, "best_beta": own.beta, "best_score": own.score.mean,
-                        "alpha_effect": own.alpha_effect, "beta_effect": own.beta_effect,
-                        "tuned_alpha": a0, "tuned_beta": b0, "score_at_tuned": at_tuned.mean,
-                        f"gap_{source}_best": own.score.mean - at_src.mean, "gap_tuned": own.score.mean - at_tuned.mean})
-    return pd.DataFrame(out)
-
-
-def cross_generalisation(grid: pd.DataFrame, p: Plan) -> pd.DataFrame:
-    """Every grid experiment as the tuning experiment: for each WHITE AQM (any reading), each source
-    experiment's best point scored on each target experiment, against the target's own best. `regret` =
-    own best − score there (seed means); `near_optimal` is the G-* criterion (not beaten by more than 0.01
-    beyond 2 standard errors of the difference): "yes", "no" or "noise"."""
-    rows = with_score(grid)
-    out = []
-    for aqm in dict.fromkeys(rows["aqm"]):
-        ra = rows[rows["aqm"] == aqm]
-        by_exp = {e: ra[ra["exp"] == e] for e in p.grid_exps if not ra[ra["exp"] == e].empty}
-        bests = {e: grid_best(r) for e, r in by_exp.items()}
-        for src, sb in bests.items():
-            for tgt, own in bests.items():
-                here = _grid_point(by_exp[tgt], sb.alpha, sb.beta)
-                beaten = beaten_by_best(own.score, here)
-                out.append({"aqm": aqm, "source": src, "source_best_alpha": sb.alpha, "source_best_beta": sb.beta,
-                            "target": tgt, "score": here.mean, "target_best_score": own.score.mean,
-                            "regret": own.score.mean - here.mean,
-                            "near_optimal": {True: "no", False: "yes", None: "noise"}[beaten]})
-    return pd.DataFrame(out)
-
-
-def common_pair(grid: pd.DataFrame, p: Plan) -> pd.DataFrame:
-    """For each WHITE AQM (any reading), the one grid point whose worst regret over the grid experiments is
-    smallest (minimax; ties: smallest α, then β), with that worst regret and where it falls, beside the worst
-    regret of the thesis's exponents. Chosen after seeing all experiments, so it is an optimistic bound on how
-    well one fixed pair can do, not a tuned result."""
-    rows = with_score(grid)
-    out = []
-    for aqm in dict.fromkeys(rows["aqm"]):
-        ra = rows[rows["aqm"] == aqm]
-        means = ra.groupby(["exp", "alpha", "beta"])["score"].mean().unstack("exp")
-        regret = means.max() - means  # per point (index) and experiment (column)
-        worst = regret.max(axis=1)
-        top = worst[worst <= worst.min() + EXACT_TIE].sort_index().index[0]
-        tuned = TUNED[aqm.partition("_")[0]]
-        tuned_key = next((k for k in regret.index if np.isclose(k[0], tuned[0]) and np.isclose(k[1], tuned[1])), None)
-        out.append({"aqm": aqm, "alpha": float(top[0]), "beta": float(top[1]), "worst_regret": float(worst[top]),
-                    "worst_at": str(regret.loc[top].idxmax()), "mean_regret": float(regret.loc[top].mean()),
-                    "tuned_alpha": tuned[0], "tuned_beta": tuned[1],
-                    "tuned_worst_regret": math.nan if tuned_key is None else float(worst[tuned_key]),
-                    "tuned_worst_at": "" if tuned_key is None else str(regret.loc[tuned_key].idxmax())})
-    return pd.DataFrame(out)
-
-
-def _cross_generalisation_section(grid: pd.DataFrame, p: Plan) -> list[str]:
-    """The report's lines on tuning on every experiment and on one pair for all."""
-    cross, pair = cross_generalisation(grid, p), common_pair(grid, p)
-    lines = ["**Tuned on any experiment** (`generalisation_matrix.csv`): each experiment's own optimum scored on "
-             "every experiment; a cell is that experiment's best score minus the optimum's score there (seed means; "
-             "\"✗\": beaten by more than 0.01 beyond 2 standard errors, the G-* criterion; \"~\": the seeds "
-             "cannot tell). A row without ✗ is an optimum that generalises.", ""]
-    for aqm in dict.fromkeys(cross["aqm"]):
-        lines += [f"*{aqm}*", "", frame_table(_cross_generalisation_report(cross, aqm)), ""]
-    shown = pd.DataFrame([{
-        "AQM": r["aqm"], "one pair for all": f"α {r['alpha']:g}, β {r['beta']:g}",
-        "its worst regret": f"{r['worst_regret']:.3f} ({r['worst_at']})", "its mean regret": f"{r['mean_regret']:.3f}",
-        "thesis's exponents: worst regret": (f"{r['tuned_worst_regret']:.3f} ({r['tuned_worst_at']})"
-                                             if r["tuned_worst_at"] else "not on the grid")}
-        for _, r in pair.iterrows()])
-    lines += ["**One pair for all** (`common_pair.csv`): the grid point whose largest regret over the experiments is "
-              "smallest. It is picked after seeing every experiment, so its regret is an optimistic bound on what one "
-              "fixed pair achieves, not a tuned result.", "", frame_table(shown), ""]
-    return lines
-
-
-def _cross_generalisation_report(cross: pd.DataFrame, aqm: str) -> pd.DataFrame:
-    """One AQM's `cross_generalisation` as a matrix: a row per tuning experiment (with its optimum), a column
-    per experiment scored, cells the regret; "✗" where that optimum is clearly not near-optimal, "~" where
-    the seeds cannot tell."""
-    mark = {"yes": "", "no": " ✗", "noise": " ~"}
-    c = cross[cross["aqm"] == aqm]
-    table = []
-    for src, rs in c.groupby("source", sort=False):
-        r0 = rs.iloc[0]
-        row = {"tuned on": f"{src} (α {r0['source_best_alpha']:g}, β {r0['source_best_beta']:g})"}
-        row.update({r["target"]: f"{r['regret']:+.3f}{mark[r['near_optimal']]}" for _, r in rs.iterrows()})
-        table.append(row)
-    return pd.DataFrame(table)
-
-
-def _generalisation_report(gen: pd.DataFrame) -> pd.DataFrame:
-    """`generalisation_table` as the report shows it."""
-    def point(a, b, ae="effect", be="effect"):
-        return f"α {'any' if ae == 'none' else f'{a:g}'}, β {'any' if be == 'none' else f'{b:g}'}"
-
-    s = GEN_SOURCE
-    return pd.DataFrame([{
-        "AQM": r["aqm"], "exp": r["exp"], "seeds": r["seeds"],
-        "Exp-1 optimum: score here": f"{r[f'score_at_{s}_best']:.3f} ({point(r[f'{s}_best_alpha'], r[f'{s}_best_beta'])})",
-        "own best": f"{r['best_score']:.3f} ({point(r['best_alpha'], r['best_beta'], r['alpha_effect'], r['beta_effect'])})",
-        "thesis's exponents: score here": f"{r['score_at_tuned']:.3f} ({point(r['tuned_alpha'], r['tuned_beta'])})",
-        "best − Exp-1 optimum": f"{r[f'gap_{s}_best']:+.3f}", "best − thesis's": f"{r['gap_tuned']:+.3f}"}
-        for _, r in gen.iterrows()])
 
 
 # ---- figures ----
@@ -1602,9 +1305,9 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "(where the thesis tuned), its score on every grid experiment, that experiment's own best, and the thesis's "
         "exponents (seed means; the claims G-*-gen judge it).",
         "",
-        frame_table(_generalisation_report(generalisation_table(grid, p))) if len(grid) else "(no grid runs)",
+        frame_table(generalisation_report(generalisation_table(grid, p))) if len(grid) else "(no grid runs)",
         "",
-        *(_cross_generalisation_section(grid, p) if len(grid) else []),
+        *(cross_generalisation_section(grid, p) if len(grid) else []),
         "## Data files",
         "",
         *[f"* `{name}`: {what}" for name, what in TABLES.items()],

@@ -29,6 +29,11 @@ N_FLOWS = 30
 PACKET_BYTES = 1000
 FAIR_SHARE_MBPS = BOTTLENECK_BPS / 1e6 / N_FLOWS
 
+# The experiments by kind: static (Exps 1–4, one measurement window) and dynamic (Exps 5–6, clusters
+# switched on and off per period).
+STATIC = ("exp1", "exp2", "exp3", "exp4")
+DYNAMIC = ("exp5", "exp6")
+
 # Periods of the dynamic experiments (Fig. 5.5, from the text): which clusters are on.
 PERIODS = {"A": (0.0, 30.0), "B": (30.0, 60.0), "C": (60.0, 90.0), "D": (90.0, 120.0)}
 ACTIVE = {"A": ("robust", "average", "fragile"), "B": ("average", "fragile"), "C": ("robust", "fragile"),
