@@ -2,7 +2,8 @@
 
 Exps 1–6 of ch. 5–6 (spec `seed001-white.md` §3) under RED, FRED, CSFQ, DRR, Chardonnay and Chablis
 over several seeds; the claims of §5.7 with a verdict each; the α/β grid the thesis tuned by hand, on
-Exps 1–6 (Exps 5–6 on fewer seeds), with whether the Exp 1 optimum generalises to the other experiments.
+Exps 1–6 (Exps 5–6 on fewer seeds), with whether an optimum found in one experiment generalises to the
+others (the grid's analysis: `white_grid.py`).
 
 Because Fig. 4.1 (every RED/FRED/CSFQ/DRR parameter, the buffer, the access links) is lost, the RED
 settings are calibrated once, on the RED baseline alone, against the thesis's RED numbers (drop
