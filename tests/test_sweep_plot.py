@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from aqmlab.sweep import load_sweep
-from aqmlab.sweep_plot import PLOT_FILE, configurations, covariance_ellipse
+from aqmlab.sweep_plot import MAX_LEGEND, PLOT_FILE, configurations, covariance_ellipse, plot_delay_goodput
 from conftest import run_cli
 from test_sweep import TINY_BASE
 
@@ -82,6 +82,21 @@ def test_configurations_are_the_swept_values_other_than_the_seed_in_grid_order()
     assert [list(rows["run.seed"]) for _, rows in groups] == [[1, 2], [1, 2]]
     only_seeds = configurations(table, ["run.seed"])
     assert [(label, len(rows)) for label, rows in only_seeds] == [("all runs", 4)]
+
+
+@pytest.mark.parametrize("n_configs", [0, 3, MAX_LEGEND + 5])
+def test_plot_of_a_table_with_gaps_or_many_configurations_is_drawn(n_configs: int, tmp_path: Path) -> None:
+    """No runs (all failed), a run with no delay (NaN), and more configurations than the legend
+    takes: each still gives a PNG and leaves no staging file."""
+    rng = np.random.default_rng(1)
+    rows = [{"queue.max_p": c / 100, "run.seed": s, "queue_mean_sojourn_s": 0.01 + rng.random() / 100,
+             "goodput_bps": 9e6 + rng.random() * 1e5} for c in range(n_configs) for s in (1, 2, 3)]
+    table = pd.DataFrame(rows)
+    if n_configs:
+        table.loc[0, "queue_mean_sojourn_s"] = float("nan")
+    plot_delay_goodput(table, ["queue.max_p", "run.seed"], tmp_path / PLOT_FILE)
+    assert (tmp_path / PLOT_FILE).read_bytes().startswith(PNG_MAGIC)
+    assert [p.name for p in tmp_path.iterdir()] == [PLOT_FILE]
 
 
 # ---- delay_goodput.png from a real sweep ----
