@@ -78,7 +78,8 @@ def test_configurations_are_the_swept_values_other_than_the_seed_in_grid_order()
     table = pd.DataFrame({"queue.kind": ["red", "red", "codel", "codel"], "flows[0].count": [10, 10, 10, 10],
                           "run.seed": [1, 2, 1, 2]})
     groups = configurations(table, ["queue.kind", "flows[0].count", "run.seed"])
-    assert [label for label, _ in groups] == ["queue.kind=red, flows[0].count=10", "queue.kind=codel, flows[0].count=10"]
+    assert [label for label, _ in groups] == ["queue.kind=red, flows[0].count=10",
+                                              "queue.kind=codel, flows[0].count=10"]
     assert [list(rows["run.seed"]) for _, rows in groups] == [[1, 2], [1, 2]]
     only_seeds = configurations(table, ["run.seed"])
     assert [(label, len(rows)) for label, rows in only_seeds] == [("all runs", 4)]
