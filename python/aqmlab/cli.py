@@ -186,16 +186,17 @@ def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, n
 @click.argument("sweep_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out", type=str, default=None,
               help="Sweep directory (default: results/<sweep file name>): runs/<id>/ per run, sweep.parquet, "
-                   "sweep.csv. Runs already complete there are reused.")
+                   "sweep.csv, delay_goodput.png. Runs already complete there are reused.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="A running Dask scheduler (tcp://host:8786); default: a local cluster of worker processes.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes of the local cluster (default: the CPU count).")
 @click.option("--retries", type=click.IntRange(min=0), default=1, show_default=True,
               help="Times a run is retried when it or its worker fails.")
+@click.option("--no-plot", is_flag=True, help="Skip delay_goodput.png (and remove an earlier one).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
 def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int | None, retries: int,
-          quiet: bool) -> None:
+          no_plot: bool, quiet: bool) -> None:
     """Run the grid of SWEEP_FILE (a base scenario and a [sweep] table of key paths with lists of values) on Dask."""
     from tqdm import tqdm
 
@@ -223,7 +224,7 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
         loaded = load_sweep(sweep_file)
         try:
             outcome = run_sweep(loaded, out=out_dir, scheduler=scheduler, workers=workers,
-                                          retries=retries, on_start=on_start, on_run=on_run)
+                                          retries=retries, plot=not no_plot, on_start=on_start, on_run=on_run)
         finally:
             if bar is not None:
                 bar.close()
@@ -240,7 +241,8 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
               f"{out_dir / 'sweep.parquet'}); first: run {run.run_id} ({params_text(run)}): {why}")
     if not quiet:
         click.echo(f"computed {outcome.computed}, reused {outcome.reused}; "
-                   f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/")
+                   f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/"
+                   + ("" if no_plot else f"; plot: {out_dir / 'delay_goodput.png'}"))
 
 
 @cli.command()

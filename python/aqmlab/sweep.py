@@ -8,7 +8,8 @@ running scheduler's address); each finished run is written by the client, atomic
 ``aqmlab run --out DIR --no-plot`` writes, byte for byte (``wall_seconds`` aside), plus
 ``params.json`` with the swept values and a checksum of every file. A rerun into the same ``OUT``
 reuses every run whose directory is complete and computes the others. At the end ``sweep.parquet``
-and ``sweep.csv`` hold one row per run: its parameters and summary numbers.
+and ``sweep.csv`` hold one row per run: its parameters and summary numbers, and, unless
+``plot=False``, ``delay_goodput.png`` draws them as RFC 7928's delay–goodput graph (:mod:`.sweep_plot`).
 
 >>> s = load_sweep({"base": {"run": {"duration": "1s"},
 ...                          "topology": {"bottleneck": {"rate": "10Mbps"}},
@@ -342,6 +343,17 @@ def _write_table(df: pd.DataFrame, out: Path) -> None:
         os.replace(tmp, out / name)
 
 
+def _write_plot(table: pd.DataFrame, keys: list[str], out: Path, plot: bool) -> None:
+    """Draws ``delay_goodput.png`` from the table just written; without ``plot``, removes one an
+    earlier run of the sweep left, so that the directory never holds a plot of another table."""
+    from .sweep_plot import PLOT_FILE, plot_delay_goodput
+
+    if plot:
+        plot_delay_goodput(table, keys, out / PLOT_FILE)
+    else:
+        (out / PLOT_FILE).unlink(missing_ok=True)
+
+
 # ---- running ----
 
 def _client(scheduler: str | None, workers: int):
@@ -375,6 +387,7 @@ def run_sweep(
     scheduler: str | None = None,
     workers: int | None = None,
     retries: int = 1,
+    plot: bool = True,
     on_start: Callable[[int, int], None] | None = None,
     on_run: Callable[[], None] | None = None,
 ) -> SweepOutcome:
@@ -421,6 +434,7 @@ def run_sweep(
             cluster.close()
     table = _table(loaded, runs_dir)
     _write_table(table, out)
+    _write_plot(table, loaded.keys, out, plot)
     return SweepOutcome(table, reused, len(todo) - len(failed), failed)
 
 
@@ -431,6 +445,7 @@ def sweep(
     scheduler: str | None = None,
     workers: int | None = None,
     retries: int = 1,
+    plot: bool = True,
 ) -> pd.DataFrame:
     """Runs a parameter sweep on Dask and returns the combined table (one row per finished run).
 
@@ -439,14 +454,16 @@ def sweep(
     sweep : path or dict
         A sweep file (TOML: ``base`` and ``[sweep]``, docs/sweep.md), or a dict with the same keys.
     out : path
-        The results store: ``runs/<id>/`` per run, ``sweep.parquet`` and ``sweep.csv``. Runs
-        already complete there are reused, not recomputed.
+        The results store: ``runs/<id>/`` per run, ``sweep.parquet``, ``sweep.csv`` and
+        ``delay_goodput.png``. Runs already complete there are reused, not recomputed.
     scheduler : str, optional
         Address of a running Dask scheduler (``tcp://host:8786``); default: a LocalCluster.
     workers : int, optional
         Worker processes of the LocalCluster (default: the CPU count, at most one per run).
     retries : int
         Times Dask retries a run whose worker failed or died.
+    plot : bool
+        Draw ``delay_goodput.png`` (RFC 7928 §2.7's delay–goodput graph) after the table.
 
     Raises
     ------
@@ -455,7 +472,7 @@ def sweep(
     SimulationError
         when some runs failed (the others are stored and in ``sweep.parquet``).
     """
-    outcome = run_sweep(sweep, out=out, scheduler=scheduler, workers=workers, retries=retries)
+    outcome = run_sweep(sweep, out=out, scheduler=scheduler, workers=workers, retries=retries, plot=plot)
     if outcome.failed:
         run, why = outcome.failed[0]
         raise SimulationError(f"{len(outcome.failed)} run(s) failed, first {run.run_id} ({params_text(run)}): {why}")
