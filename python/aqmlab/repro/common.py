@@ -156,7 +156,7 @@ def all_of(results) -> bool | None:
 
 
 def judged(ident: str, source: str, statement: str, thesis: str, ours: str, parts: dict[str, bool | None],
-            why: str) -> Claim:
+           why: str) -> Claim:
     """A claim whose verdict is every part of `parts` (label → verdict of that part); the parts that fail or
     that the seeds cannot tell are named in `why`."""
     verdict = all_of(parts.values())
