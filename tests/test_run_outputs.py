@@ -316,19 +316,6 @@ def test_every_key_a_discipline_accepts_is_listed(tmp_path: Path) -> None:
     assert "above_max_th" in fred["params"]
 
 
-def test_plot_of_many_flows_is_a_histogram_not_a_bar_each() -> None:
-    from aqmlab.plots import MAX_BARS, run_figure
-    import matplotlib.pyplot as plt
-
-    n = 20_000
-    summary = {"flows": [{"id": i, "goodput_bps": float(i % 97)} for i in range(n)], "queues": [],
-               "aggregate": {"goodput_bps": 1.0, "jain_index": 1.0}}
-    ts = pd.DataFrame({"time_s": [0.1, 0.2], "queue_pkts": [1, 2], "queue_avg": [float("nan")] * 2})
-    fig = run_figure(aqmlab.api.Result(summary, ts))
-    assert len(fig.axes[1].patches) <= MAX_BARS
-    plt.close(fig)
-
-
 def test_packet_delays_are_each_delivered_packet_of_the_asked_classes(tmp_path: Path) -> None:
     """`output.packet_delays`: one row per data packet of the tag after the warm-up; per bin they
     average to the tag's `class<t>_delay_s` column."""

@@ -1,21 +1,29 @@
-"""Plots of a run: bottleneck queue over time and per-flow goodput."""
+"""Plots of a run: bottleneck queue over time, goodput per flow and one-way delay per flow."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+
 if TYPE_CHECKING:
     from .api import Result
 
-__all__ = ["plot_run", "MAX_BARS"]
+__all__ = ["plot_run", "run_figure", "per_bin_goodput", "MAX_BARS", "MAX_BOXES", "BOX_PERCENTILES"]
 
-#: Above this many flows the goodput panel is a histogram instead of one bar per flow.
+#: Above this many flows the goodput and delay panels are histograms instead of one mark per flow.
 MAX_BARS = 500
+#: Up to this many flows, each flow's goodput is a box of its per-bin samples (Flent's per-flow box plot);
+#: above it boxes are too thin to read and the panel shows each flow's mean as a bar.
+MAX_BOXES = 60
+#: The box: whiskers at the 5th and 95th percentiles of the bins, box at the quartiles, line at the median.
+BOX_PERCENTILES = (5, 25, 50, 75, 95)
 
 
 def plot_run(result: "Result", path: Path) -> None:
-    """Draws queue length (and RED's average) over time and goodput per flow into a PNG."""
+    """Draws the figure of :func:`run_figure` into a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -27,31 +35,104 @@ def plot_run(result: "Result", path: Path) -> None:
 
 
 def run_figure(result: "Result"):
-    """The figure of :func:`plot_run` (bars per flow up to ``MAX_BARS`` flows, else a histogram)."""
+    """Three panels: the queue (and its average) over time; goodput per flow after the warm-up, as a box
+    of the flow's per-bin goodput up to ``MAX_BOXES`` flows when the run kept per-flow series, else a bar
+    of its mean (a histogram above ``MAX_BARS`` flows); and each flow's one-way delay percentiles."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ts = result.timeseries
-    fig, (ax_q, ax_g) = plt.subplots(2, 1, figsize=(9, 6.5))
-    ax_q.plot(ts["time_s"], ts["queue_pkts"], lw=0.8, label="queue (packets)")
-    if ts["queue_avg"].notna().any():
-        ax_q.plot(ts["time_s"], ts["queue_avg"], lw=1.2, label="average")
-    ax_q.set_xlabel("time (s)")
-    ax_q.set_ylabel("packets")
-    ax_q.set_title("bottleneck queue")
-    ax_q.legend(loc="upper right")
-    flows = result.flows
-    if len(flows) <= MAX_BARS:
-        ax_g.bar(flows["id"], flows["goodput_bps"] / 1e6)
-        ax_g.set_xlabel("flow")
-        ax_g.set_ylabel("goodput (Mb/s)")
-    else:  # one bar per flow costs a matplotlib artist each: minutes and gigabytes for 10⁵ flows
-        ax_g.hist(flows["goodput_bps"] / 1e6, bins=50)
-        ax_g.set_xlabel(f"goodput (Mb/s), histogram of {len(flows):,} flows")
-        ax_g.set_ylabel("flows")
-    agg = result.aggregate
-    ax_g.set_title(f"goodput after warm-up: total {agg['goodput_bps'] / 1e6:.2f} Mb/s, Jain {agg['jain_index']:.3f}")
+    fig, (ax_q, ax_g, ax_d) = plt.subplots(3, 1, figsize=(9, 9.5))
+    _queue_panel(ax_q, result.timeseries)
+    _goodput_panel(ax_g, result)
+    _delay_panel(ax_d, result.flows)
     fig.tight_layout()
     return fig
+
+
+def per_bin_goodput(result: "Result") -> pd.DataFrame | None:
+    """Each flow's goodput (b/s) in every bin after the warm-up, a column per flow id; None when the run
+    kept no per-flow series (``output.per_flow_timeseries`` off) or has none after the warm-up."""
+    ts, flows = result.timeseries, result.flows
+    columns = {fid: f"flow{fid}_goodput_bps" for fid in flows["id"]} if "id" in flows else {}
+    if not columns or any(c not in ts for c in columns.values()):
+        return None
+    warmup = result.summary["simulated_s"] - result.summary["measured_s"]
+    measured = ts[ts["time_s"] > warmup + 1e-9]  # time_s is each bin's end
+    if measured.empty:
+        return None
+    return measured[list(columns.values())].set_axis(list(columns), axis=1)
+
+
+def _queue_panel(ax, ts: pd.DataFrame) -> None:
+    ax.plot(ts["time_s"], ts["queue_pkts"], lw=0.8, label="queue (packets)")
+    if ts["queue_avg"].notna().any():
+        ax.plot(ts["time_s"], ts["queue_avg"], lw=1.2, label="average")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("packets")
+    ax.set_title("bottleneck queue")
+    ax.legend(loc="upper right")
+
+
+def _goodput_panel(ax, result: "Result") -> None:
+    flows, agg = result.flows, result.aggregate
+    bins = per_bin_goodput(result) if len(flows) <= MAX_BOXES else None
+    title = f"goodput after warm-up: total {agg['goodput_bps'] / 1e6:.2f} Mb/s, Jain {agg['jain_index']:.3f}"
+    if bins is not None:
+        ax.bxp([_box_stats(bins[fid] / 1e6, fid, mean / 1e6)
+                for fid, mean in zip(flows["id"], flows["goodput_bps"], strict=True)],
+               positions=list(flows["id"]), showfliers=False, showmeans=True,
+               meanprops={"marker": "o", "markersize": 3})
+        ax.set_xlabel(f"flow (box: quartiles of its goodput per {_bin_width(result.timeseries)} bin, whiskers "
+                      f"5th–95th percentile, line median, dot mean)")
+        ax.set_ylabel("goodput (Mb/s)")
+        ax.tick_params(axis="x", labelsize="small")
+        title += f"; {len(bins)} bins per flow"
+    elif len(flows) <= MAX_BARS:
+        ax.bar(flows["id"], flows["goodput_bps"] / 1e6)
+        ax.set_xlabel("flow")
+        ax.set_ylabel("goodput (Mb/s)")
+    else:  # one bar per flow costs a matplotlib artist each: minutes and gigabytes for 10⁵ flows
+        ax.hist(flows["goodput_bps"] / 1e6, bins=50)
+        ax.set_xlabel(f"goodput (Mb/s), histogram of {len(flows):,} flows")
+        ax.set_ylabel("flows")
+    ax.set_title(title)
+
+
+def _box_stats(samples: pd.Series, label, mean: float) -> dict:
+    """Matplotlib `bxp` statistics of one flow's per-bin samples; `mean` is the flow's goodput over the
+    whole window (equal to the bins' mean when the window is a whole number of bins)."""
+    lo, q1, med, q3, hi = np.percentile(samples.to_numpy(dtype=float), BOX_PERCENTILES)
+    return {"label": str(label), "whislo": lo, "q1": q1, "med": med, "q3": q3, "whishi": hi, "mean": mean}
+
+
+def _bin_width(ts: pd.DataFrame) -> str:
+    t = ts["time_s"].to_numpy()
+    width = float(t[1] - t[0]) if len(t) > 1 else float(t[0])
+    return f"{width * 1e3:g} ms" if width < 1 else f"{width:g} s"
+
+
+def _delay_panel(ax, flows: pd.DataFrame) -> None:
+    """Each flow's one-way delay of delivered data (median, 95th and 99th percentile); flows that
+    delivered nothing after the warm-up have none and are left out."""
+    from matplotlib.ticker import MaxNLocator
+
+    cols = {"delay_p50_s": "median", "delay_p95_s": "95th percentile", "delay_p99_s": "99th percentile"}
+    if any(c not in flows for c in cols):
+        ax.set_visible(False)
+        return
+    have = flows.dropna(subset=list(cols))
+    if len(flows) <= MAX_BARS:
+        for (col, name), marker in zip(cols.items(), ("o", "^", "v"), strict=True):
+            ax.plot(have["id"], have[col] * 1e3, marker, ms=3, ls="none", label=name)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("flow")
+        ax.set_ylabel("one-way delay (ms)")
+    else:
+        for col, name in cols.items():
+            ax.hist(have[col] * 1e3, bins=50, histtype="step", label=name)
+        ax.set_xlabel(f"one-way delay (ms), histogram of {len(have):,} flows")
+        ax.set_ylabel("flows")
+    ax.legend(loc="best", fontsize="small")
+    ax.set_title("one-way delay per flow after warm-up (data packets delivered)")
