@@ -26,7 +26,6 @@ import itertools
 import json
 import logging
 import os
-import re
 import shutil
 import signal
 import tempfile
@@ -40,6 +39,7 @@ import pandas as pd
 
 from . import api
 from .exceptions import ScenarioError, SimulationError
+from .scenario_keys import parse_key, set_key, show_key
 
 __all__ = ["Sweep", "SweepRun", "SweepOutcome", "load_sweep", "run_sweep", "sweep", "run_id", "run_complete",
            "params_text"]
@@ -98,52 +98,6 @@ def run_id(scenario: Mapping[str, Any]) -> str:
 
 # ---- the sweep file ----
 
-_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)")
-
-
-def _parse_key(key: str, source: str) -> list[str | int]:
-    """``"flows[0].count"`` → ``["flows", 0, "count"]``."""
-    tokens: list[str | int] = []
-    for part in key.split("."):
-        m = _SEGMENT.fullmatch(part)
-        if not m:
-            raise ScenarioError(f'{source}: [sweep] "{key}": not a key path; write table keys joined by dots '
-                                f'and list items as [i], e.g. "queue.max_p" or "flows[0].count"')
-        tokens.append(m.group(1))
-        tokens.extend(int(i) for i in re.findall(r"\d+", m.group(2)))
-    return tokens
-
-
-def _show(tokens: list[str | int]) -> str:
-    return "".join(f"[{t}]" if isinstance(t, int) else (f".{t}" if i else t) for i, t in enumerate(tokens))
-
-
-def _set(scenario: dict[str, Any], tokens: list[str | int], value: Any, key: str, source: str) -> None:
-    """Sets the value at a key path; a missing table on the way is created (the scenario's
-    validation then says whether it may exist), a missing list item is an error."""
-    cur: Any = scenario
-    for i, tok in enumerate(tokens):
-        last = i == len(tokens) - 1
-        where = _show(tokens[:i]) or "the scenario"
-        if isinstance(tok, int):
-            if not isinstance(cur, list):
-                raise ScenarioError(f'{source}: [sweep] "{key}": {where} is not a list in the base scenario')
-            if tok >= len(cur):
-                raise ScenarioError(f'{source}: [sweep] "{key}": {where} has {len(cur)} item(s) in the base '
-                                    f'scenario, so there is no {_show(tokens[:i + 1])}')
-        elif not isinstance(cur, dict):
-            raise ScenarioError(f'{source}: [sweep] "{key}": {where} is a {type(cur).__name__} in the base '
-                                f'scenario, not a table')
-        if last:
-            cur[tok] = value
-        else:
-            if isinstance(cur, dict) and tok not in cur:
-                if isinstance(tokens[i + 1], int):
-                    raise ScenarioError(f'{source}: [sweep] "{key}": the base scenario has no {_show(tokens[:i + 1])}')
-                cur[tok] = {}
-            cur = cur[tok]
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     text = api._read_text(path)
     try:
@@ -197,7 +151,7 @@ def load_sweep(sweep: SweepLike) -> Sweep:
     paths, lists = [], []
     for key in keys:
         values = grid[key]
-        paths.append(_parse_key(key, source))
+        paths.append(parse_key(key, f'{source}: [sweep] "{key}"'))
         if not isinstance(values, list):
             raise ScenarioError(f'{source}: [sweep] "{key}": must be a list of values, got {_cell(values)!r}')
         if not values:
@@ -214,18 +168,18 @@ def load_sweep(sweep: SweepLike) -> Sweep:
         if t2[:len(t1)] == t1:
             raise ScenarioError(f'{source}: [sweep] "{k2}": lies inside "{k1}", which is swept too; sweep one of them')
     for key, tokens in zip(keys, paths):  # reachable at all: checked once, before the grid
-        _set(json.loads(json.dumps(base)), tokens, lists[keys.index(key)][0], key, source)
+        set_key(json.loads(json.dumps(base)), tokens, lists[keys.index(key)][0], f'{source}: [sweep] "{key}"')
     runs = []
     for index, combo in enumerate(itertools.product(*lists)):
         scenario = json.loads(json.dumps(base))
         for key, tokens, value in zip(keys, paths, combo):
-            _set(scenario, tokens, value, key, source)
+            set_key(scenario, tokens, value, f'{source}: [sweep] "{key}"')
         params = dict(zip(keys, combo))
         try:
             api.validate(scenario)
         except ScenarioError as e:
             for key, tokens in zip(keys, paths):
-                if any(str(e).startswith(f"{_show(tokens[:n])}: unknown") for n in range(1, len(tokens) + 1)):
+                if any(str(e).startswith(f"{show_key(tokens[:n])}: unknown") for n in range(1, len(tokens) + 1)):
                     raise ScenarioError(f'{source}: [sweep] "{key}": not a key of the scenario: {e}') from None
             run = SweepRun(index, params, scenario, "")
             raise ScenarioError(f"{source}: the run with {params_text(run)} is not a valid scenario: {e}") from None
