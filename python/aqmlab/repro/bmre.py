@@ -34,11 +34,6 @@ from .bmre_investigation import investigate  # noqa: E402
 from .bmre_report import write_report  # noqa: E402
 from .bmre_sensitivity import sensitivity_runs  # noqa: E402
 from .common import Claim, Timer, ensure_dir  # noqa: E402
-# Until the tests import them from their new homes:
-from .bmre_experiments import MAX_P_HIGH  # noqa: E402, F401
-from .bmre_metrics import cov  # noqa: E402, F401
-from .bmre_sensitivity import FAIR_DROP_OFF  # noqa: E402, F401
-from .bmre_verdicts import DIP_N, last_n, limit_n, split_seeds  # noqa: E402, F401
 
 
 def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, quiet: bool = False,
