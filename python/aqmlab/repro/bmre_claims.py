@@ -383,7 +383,8 @@ def _conclusion_claims(df: pd.DataFrame, sens: pd.DataFrame | None, internals: d
             m = SeedMean.of(e4["cbr_share"])
             results.append(clearly_greater(cap, m))
             parts.append(f"E4: {m}")
-        e3 = df[(df["exp"] == "E3") & (df["aqm"] == "bmre")] if has_data(df, "E3", ("bmre",), "cbr_share") else df.iloc[:0]
+        e3 = (df[(df["exp"] == "E3") & (df["aqm"] == "bmre")] if has_data(df, "E3", ("bmre",), "cbr_share")
+              else df.iloc[:0])
         for n in sorted(set(e3["n"])):
             if DIP_N <= n <= 300:
                 m = seed_mean(df, "E3", "bmre", "cbr_share", n)
@@ -398,7 +399,8 @@ def _conclusion_claims(df: pd.DataFrame, sens: pd.DataFrame | None, internals: d
                                ))
         cl[-1].note = ("The per-flow drop's punishment of β only acts while avg_q > target_q (update_beta); R5b's note "
                        "measures how seldom that is in E4. "
-                       + ("E3 CBR share by N (all N): " + ", ".join(f"{n}: {v:.2f}" for n, v in mean_by_n(df, "E3", "bmre", "cbr_share").items())
+                       + ("E3 CBR share by N (all N): "
+                          + ", ".join(f"{n}: {v:.2f}" for n, v in mean_by_n(df, "E3", "bmre", "cbr_share").items())
                           if len(e3) else ""))
     if has_data(df, "E1", ("bmre",), "S") and has_data(df, "E1", ("bmre",), "mean_queue_bytes"):
         parts, results, small = [], [], []

@@ -57,8 +57,9 @@ def n_cbr(n: int) -> int:
     return int(round(0.4 * n))
 
 
-def scenario_job(exp: str, aqm: str, n: int, seed: int, p: Plan, *, cbr: int = 0, cbr_bps: float | None = None, tfrc: int = 0,
-         packet: int = S.PACKET_BYTES, bin_s: float = 0.5, classes: list[int] | None = None, **bmre_keys) -> tuple[Job, Any]:
+def scenario_job(exp: str, aqm: str, n: int, seed: int, p: Plan, *, cbr: int = 0, cbr_bps: float | None = None,
+                 tfrc: int = 0, packet: int = S.PACKET_BYTES, bin_s: float = 0.5, classes: list[int] | None = None,
+                 **bmre_keys) -> tuple[Job, Any]:
     n_tcp = n - cbr - tfrc
     sc = S.scenario(S.queue(aqm, mean_packet=packet, **bmre_keys), n_tcp=n_tcp, n_cbr=cbr, cbr_bps=cbr_bps, n_tfrc=tfrc,
                     packet=packet, duration_s=p.duration_s, seed=seed, bin_s=bin_s, classes=classes)

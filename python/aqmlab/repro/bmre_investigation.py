@@ -46,6 +46,9 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
     n_small, n_big = min(p.n_values), max(x for x in p.n_values if x <= 350)
     c = by.get("R2a")
     if c is not None and c.holds is False:
+        fairer_from = min((n for n in p.n_values if n >= 200 and all(
+            mean_by_n(df, "E1", "bmre", "S")[m] < min(mean_by_n(df, "E1", a, "S")[m] for a in ("red", "fred", "drr"))
+            for m in p.n_values if m >= n)), default="–")
         c.note = (f"BMRE's S by N: " + ", ".join(f"{n}: {v:.3f}" for n, v in mean_by_n(df, "E1", "bmre", "S").items())
                   + f". At N={n_small} vth = 8000·N allows only {8 * n_small} kB of queue for an RTT·C of 100 kB: the "
                   f"queue averages {at('E1', 'bmre', 'mean_queue_bytes', n_small) / 1e3:.1f} kB and TCP flows see "
@@ -55,7 +58,7 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
                   f"{at('E1', 'bmre', 'timeouts_per_tcp_flow', n_big):.0f} RTOs each and the per-flow CoV(2 s) is "
                   f"{at('E1', 'bmre', 'cov2_tcp', n_big):.2f}: with < 1 packet of buffer per flow the 100-s goodputs "
                   f"spread with the RTOs. BMRE still stays fairer than FRED, RED and DRR from N = "
-                  f"{min((n for n in p.n_values if n >= 200 and all(mean_by_n(df, 'E1', 'bmre', 'S')[m] < min(mean_by_n(df, 'E1', a, 'S')[m] for a in ('red', 'fred', 'drr')) for m in p.n_values if m >= n)), default='–')} "
+                  f"{fairer_from} "
                   "on. Which part of the thesis's set-up (lost topology figure, ns-2 timers) moves its crossing to 350 we "
                   "cannot tell.")
     c = by.get("R2d")
@@ -67,13 +70,15 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
                   f"{sb.mean() / sr.mean():.2f}, not below 0.5: 'far fairer' is not reached.")
     c = by.get("R4a")
     if c is not None and c.holds is False:
-        c.note = ("BMRE's TCP share by N: " + ", ".join(f"{n}: {v:.2f}" for n, v in mean_by_n(df, "E3", "bmre", "tcp_share").items())
+        c.note = ("BMRE's TCP share by N: "
+                  + ", ".join(f"{n}: {v:.2f}" for n, v in mean_by_n(df, "E3", "bmre", "tcp_share").items())
                   + f". The dip below N = {DIP_N} is the thesis's own (§4.2.2: vmax_q too small for N < 20, TCP in RTO; "
                   "R4d) and is left out of the limit. Above 320 flows the "
                   "table is full: recycled slots admit every new flow's first packet without any test, the queue rises to "
                   f"{at('E3', 'bmre', 'mean_queue_bytes', max(p.n_values)) / 1e3:.0f} kB at N={max(p.n_values)} "
                   f"({at('E3', 'bmre', 'bmre_recycled', max(p.n_values)):.0f} recycles per run). BMRE's E3 queue by N (kB): "
-                  + ", ".join(f"{n}: {v / 1e3:.0f}" for n, v in mean_by_n(df, "E3", "bmre", "mean_queue_bytes").items() if n >= 200)
+                  + ", ".join(f"{n}: {v / 1e3:.0f}" for n, v in mean_by_n(df, "E3", "bmre", "mean_queue_bytes").items()
+                              if n >= 200)
                   + ". Above about 320 flows two regimes show. (a) q stays at about fd_th: the per-flow test governs with "
                   "rate_fair = BW/N_flow, N_flow ≤ 320 ≪ N, and the slots are mostly held by the CBR flows (they never "
                   "go quiet, so never expire): the CBR flows together get about n_cbr/N_flow of the link, "

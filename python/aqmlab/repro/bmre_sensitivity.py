@@ -52,7 +52,8 @@ def sensitivity_runs(p: Plan) -> pd.DataFrame:
         for seed in p.seeds:
             for n in ns:
                 for job, shape in (scenario_job("E1", "bmre", n, seed, p, **keys),
-                                   scenario_job("E3", "bmre", n, seed, p, cbr=n_cbr(n), cbr_bps=3 * S.BW_BPS / n, **keys)):
+                                   scenario_job("E3", "bmre", n, seed, p, cbr=n_cbr(n), cbr_bps=3 * S.BW_BPS / n,
+                                                **keys)):
                     by_shape.setdefault(shape, []).append(job)
             job, shape = scenario_job("E4", "bmre", 20, seed, p, cbr=8, cbr_bps=3e6, **keys)
             by_shape.setdefault(shape, []).append(job)

@@ -144,7 +144,8 @@ def noise_verdict(results: list[bool | None]) -> tuple[bool | None, bool]:
     return None, True
 
 
-def orderings(df: pd.DataFrame, exp: str, col: str, pairs: list[tuple[str, str]]) -> dict[int, list[tuple[str, bool | None]]]:
+def orderings(df: pd.DataFrame, exp: str, col: str,
+              pairs: list[tuple[str, str]]) -> dict[int, list[tuple[str, bool | None]]]:
     """Per N: for each (higher, lower) pair, whether `col` of `higher` is clearly greater than of `lower`."""
     out: dict[int, list[tuple[str, bool | None]]] = {}
     ns = sorted(set(df[(df["exp"] == exp)]["n"]))
