@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import aqmlab
-from aqmlab.repro import bmre, bmre_scenarios as S
+from aqmlab.repro import bmre, bmre_experiments, bmre_metrics, bmre_verdicts
+from aqmlab.repro import bmre_scenarios as S
 
 
 def e4(queue: dict, duration: float = 20.0) -> dict:
@@ -123,9 +124,9 @@ def test_fred_byte_mode_key() -> None:
 def test_cov_matches_eq_4_4_by_hand() -> None:
     # One flow, goodput bins 1, 3 (T_m = bin): mean 2, CoV = sqrt(((0.5−1)² + (1.5−1)²)/1) = 0.7071.
     bins = np.array([[1.0], [3.0]])
-    assert math.isclose(bmre.cov(bins, 1)[0], math.sqrt(0.5))
+    assert math.isclose(bmre_metrics.cov(bins, 1)[0], math.sqrt(0.5))
     # Grouped by 2 of 4 bins: intervals 2 and 2 → CoV 0.
-    assert bmre.cov(np.array([[1.0], [3.0], [2.0], [2.0]]), 2)[0] == 0.0
+    assert bmre_metrics.cov(np.array([[1.0], [3.0], [2.0], [2.0]]), 2)[0] == 0.0
 
 
 def test_limit_readings() -> None:
@@ -134,14 +135,14 @@ def test_limit_readings() -> None:
     import pandas as pd
 
     s = pd.Series([0.2, 0.05, 0.08, 0.3, 0.09], index=[10, 50, 100, 350, 650])
-    assert bmre.limit_n(s, lambda v: v <= 0.1) == 100
-    assert bmre.last_n(s, lambda v: v <= 0.1) == 650
-    assert bmre.limit_n(s.iloc[1:], lambda v: v <= 0.1) == 100
-    assert bmre.limit_n(s.loc[[10, 350, 650]], lambda v: v <= 0.1) == 0
+    assert bmre_verdicts.limit_n(s, lambda v: v <= 0.1) == 100
+    assert bmre_verdicts.last_n(s, lambda v: v <= 0.1) == 650
+    assert bmre_verdicts.limit_n(s.iloc[1:], lambda v: v <= 0.1) == 100
+    assert bmre_verdicts.limit_n(s.loc[[10, 350, 650]], lambda v: v <= 0.1) == 0
 
 
 def test_quick_repro_writes_a_report_with_verdicts(tmp_path) -> None:
-    p = bmre.plan(True, workers=2, quiet=True, duration_s=10.0)
+    p = bmre_experiments.plan(True, workers=2, quiet=True, duration_s=10.0)
     cl = bmre.reproduce(tmp_path, quick=True, workers=2, quiet=True, duration_s=10.0)
     assert p.quick and len(cl) >= 12
     text = (tmp_path / "report.md").read_text()

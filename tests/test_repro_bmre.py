@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.repro import bmre, bmre_scenarios as S
-from aqmlab.repro.common import tally
+from aqmlab.repro import bmre_claims, bmre_experiments, bmre_sensitivity, bmre_verdicts
+from aqmlab.repro import bmre_scenarios as S
+from aqmlab.repro.common import Claim, tally
 
 SEEDS = tuple(range(1, 9))
-PLAN = bmre.plan(False, seeds=len(SEEDS))
+PLAN = bmre_experiments.plan(False, seeds=len(SEEDS))
 #: Deterministic per-seed jitter (sums to zero), so the seed mean is the value given.
 JITTER = np.array([-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5]) / 3.5
 
@@ -30,8 +31,8 @@ def frame(exp: str, col: str, curves: dict[str, dict[int, object]], noise: float
     return pd.DataFrame(rows)
 
 
-def by_id(df: pd.DataFrame, sens: pd.DataFrame | None = None) -> dict[str, bmre.Claim]:
-    return {c.ident: c for c in bmre.claims(df, PLAN, sens)}
+def by_id(df: pd.DataFrame, sens: pd.DataFrame | None = None) -> dict[str, Claim]:
+    return {c.ident: c for c in bmre_claims.claims(df, PLAN, sens)}
 
 
 NS = (5, 10, 20, 50, 100, 200, 350, 400, 500, 650, 800)
@@ -46,11 +47,11 @@ def tcp_share(bmre_curve: dict[int, object]) -> pd.DataFrame:
 def test_limit_rule_skips_the_small_n_dip_and_stops_at_the_first_failure() -> None:
     ok = lambda v: v >= 0.5  # noqa: E731
     s = pd.Series([0.34, 0.39, 0.58, 0.7, 0.44, 0.27, 0.62], index=[5, 10, 20, 400, 500, 650, 800])
-    assert bmre.limit_n(s, ok) == 400  # the dip below N = 20 does not end the walk; N = 500 does
-    assert bmre.last_n(s, ok) == 800  # the looser reading counts the isolated pass at 800
-    assert bmre.limit_n(s, ok, start=5) == 0  # the old rule (walk from the first N): 0
-    assert bmre.limit_n(s.drop(20).replace(0.7, 0.4), ok) == 0  # the first N >= 20 fails: no limit
-    assert bmre.DIP_N == 20
+    assert bmre_verdicts.limit_n(s, ok) == 400  # the dip below N = 20 does not end the walk; N = 500 does
+    assert bmre_verdicts.last_n(s, ok) == 800  # the looser reading counts the isolated pass at 800
+    assert bmre_verdicts.limit_n(s, ok, start=5) == 0  # the old rule (walk from the first N): 0
+    assert bmre_verdicts.limit_n(s.drop(20).replace(0.7, 0.4), ok) == 0  # the first N >= 20 fails: no limit
+    assert bmre_verdicts.DIP_N == 20
 
 
 def test_r4a_reads_the_limit_after_the_dip_and_flags_the_bimodal_last_point() -> None:
@@ -104,7 +105,7 @@ def test_r10_is_decided_by_fairness_at_350_not_by_the_queue() -> None:
 
 
 def test_e4_smoothness_rows_use_the_seed_noise() -> None:
-    def cl(drr: object) -> dict[str, bmre.Claim]:
+    def cl(drr: object) -> dict[str, Claim]:
         return by_id(frame("E4", "cov05_tcp", {"bmre": {20: 0.132}, "fred": {20: 0.389}, "drr": {20: drr},
                                                "red": {20: 0.5}}, noise=0.006))
 
@@ -118,7 +119,7 @@ def test_e4_smoothness_rows_use_the_seed_noise() -> None:
 
 
 def test_r5b_counts_the_seeds_that_control_the_cbr_flows() -> None:
-    def cl(times: list[float]) -> bmre.Claim:
+    def cl(times: list[float]) -> Claim:
         return by_id(frame("E4", "cbr_ctl_s", {"bmre": {20: times}, "fred": {20: [np.nan] * 8},
                                                "drr": {20: [1.0] * 8}, "red": {20: [np.nan] * 8}}))["R5b"]
 
@@ -136,7 +137,7 @@ def test_fair_drop_claim_and_tally() -> None:
 
     def sens(off100: float, off350: float) -> pd.DataFrame:
         d = frame("E1", "S", {"bmre": {100: off100, 350: off350}})
-        return d[d["aqm"] == "bmre"].assign(variant=bmre.FAIR_DROP_OFF)
+        return d[d["aqm"] == "bmre"].assign(variant=bmre_sensitivity.FAIR_DROP_OFF)
 
     cl = by_id(s, sens(0.2, 0.4))  # BMRE clearly fairer at both N; without Fair Drop worse than FRED
     assert cl["R2f"].holds is True
@@ -147,15 +148,15 @@ def test_fair_drop_claim_and_tally() -> None:
 
 
 def test_bimodal_seeds_are_split_only_by_a_wide_gap() -> None:
-    lo, hi = bmre.split_seeds([0.22] + [0.68, 0.681, 0.682, 0.683, 0.684, 0.685, 0.686])
+    lo, hi = bmre_verdicts.split_seeds([0.22] + [0.68, 0.681, 0.682, 0.683, 0.684, 0.685, 0.686])
     assert list(lo) == [0.22] and len(hi) == 7
-    assert bmre.split_seeds(list(0.5 + 0.01 * JITTER)) is None
-    assert bmre.split_seeds([0.1, 0.1]) is None
+    assert bmre_verdicts.split_seeds(list(0.5 + 0.01 * JITTER)) is None
+    assert bmre_verdicts.split_seeds([0.1, 0.1]) is None
 
 
 @pytest.mark.parametrize(("seeds", "expected"), [(8, "aqmlab repro bmre --seeds 8 -q"), (2, "aqmlab repro bmre -q")])
 def test_the_report_header_shows_the_command(seeds: int, expected: str) -> None:
-    assert bmre.command_line(bmre.plan(False, quiet=True, seeds=seeds)) == expected
+    assert bmre_experiments.command_line(bmre_experiments.plan(False, quiet=True, seeds=seeds)) == expected
 
 
 def test_r1c_max_p_lowers_reds_queue_but_not_freds() -> None:
@@ -165,20 +166,22 @@ def test_r1c_max_p_lowers_reds_queue_but_not_freds() -> None:
 
     def maxp(red: float, fred: float) -> pd.DataFrame:
         d = frame("E1", "mean_queue_bytes", {"red": {n: red for n in ns}, "fred": {n: fred for n in ns}}, noise=500.0)
-        return d[d["aqm"].isin(["red", "fred"])].assign(max_p=bmre.MAX_P_HIGH)
+        return d[d["aqm"].isin(["red", "fred"])].assign(max_p=bmre_experiments.MAX_P_HIGH)
 
-    cl = {c.ident: c for c in bmre.claims(base, PLAN, None, maxp(80e3, 97e3))}
+    cl = {c.ident: c for c in bmre_claims.claims(base, PLAN, None, maxp(80e3, 97e3))}
     assert cl["R1c"].holds is True  # RED −20 % at every N, FRED −3 %
     assert "RED ≥ 10 % and clearly at 4/4 N" in cl["R1c"].ours
-    assert {c.ident: c for c in bmre.claims(base, PLAN, None, maxp(80e3, 85e3))}["R1c"].holds is False  # FRED −15 %
-    assert {c.ident: c for c in bmre.claims(base, PLAN, None, maxp(95e3, 97e3))}["R1c"].holds is False  # RED −5 %
-    assert "R1c" not in {c.ident for c in bmre.claims(base, PLAN)}  # no max_p runs: no row
+    r1c = {c.ident: c for c in bmre_claims.claims(base, PLAN, None, maxp(80e3, 85e3))}["R1c"]
+    assert r1c.holds is False  # FRED −15 %
+    r1c = {c.ident: c for c in bmre_claims.claims(base, PLAN, None, maxp(95e3, 97e3))}["R1c"]
+    assert r1c.holds is False  # RED −5 %
+    assert "R1c" not in {c.ident for c in bmre_claims.claims(base, PLAN)}  # no max_p runs: no row
 
 
 def test_r1d_reads_all_cases_as_the_queue_at_every_n() -> None:
     ns = (10, 100, 350)
 
-    def cl(drr350: float) -> bmre.Claim:
+    def cl(drr350: float) -> Claim:
         d = frame("E1", "mean_queue_bytes", {"bmre": {n: 50e3 for n in ns}, "fred": {n: 100e3 for n in ns},
                                              "drr": {10: 150e3, 100: 150e3, 350: drr350}, "red": {n: 100e3 for n in ns}},
                   noise=500.0)
@@ -192,7 +195,7 @@ def test_r1d_reads_all_cases_as_the_queue_at_every_n() -> None:
 
 
 def test_r4e_queue_per_flow_at_650() -> None:
-    def cl(q: float) -> bmre.Claim:
+    def cl(q: float) -> Claim:
         d = frame("E3", "tcp_share", {a: {20: 0.7, 650: 0.3} for a in S.AQMS})
         q = frame("E3", "mean_queue_bytes", {a: {20: 50e3, 650: q} for a in S.AQMS}, noise=300.0)
         return by_id(d.merge(q, on=["exp", "aqm", "n", "seed"]))["R4e"]
@@ -217,15 +220,15 @@ def _internals(est_scale_tcp: float, est_scale_cbr: float) -> dict:
 
 def test_r11b_rate_estimate_accuracy_from_the_internals_runs() -> None:
     df = frame("E4", "cov05_tcp", {"bmre": {20: 0.13}, "fred": {20: 0.4}, "drr": {20: 0.13}})
-    good = {c.ident: c for c in bmre.claims(df, PLAN, internals=_internals(1.05, 0.97))}["R11b"]
+    good = {c.ident: c for c in bmre_claims.claims(df, PLAN, internals=_internals(1.05, 0.97))}["R11b"]
     assert good.holds is True and "TCP 5.0%, CBR 3.0%" in good.ours
-    bad = {c.ident: c for c in bmre.claims(df, PLAN, internals=_internals(1.2, 1.0))}["R11b"]
+    bad = {c.ident: c for c in bmre_claims.claims(df, PLAN, internals=_internals(1.2, 1.0))}["R11b"]
     assert bad.holds is False and "TCP +20.0%" in bad.note
-    assert "R11b" not in {c.ident for c in bmre.claims(df, PLAN)}
+    assert "R11b" not in {c.ident for c in bmre_claims.claims(df, PLAN)}
 
 
 def test_r11c_cbr_share_in_e4_and_e3_from_20_to_300() -> None:
-    def cl(e3_50: float, e3_10: float = 1.9) -> bmre.Claim:
+    def cl(e3_50: float, e3_10: float = 1.9) -> Claim:
         e3 = frame("E3", "cbr_share", {a: {10: e3_10, 50: e3_50, 100: 1.05, 650: 2.0} for a in S.AQMS}, noise=0.01)
         e4 = frame("E4", "cbr_share", {a: {20: 1.1} for a in S.AQMS}, noise=0.01)
         return by_id(pd.concat([e3, e4]))["R11c"]
@@ -238,7 +241,7 @@ def test_r11c_cbr_share_in_e4_and_e3_from_20_to_300() -> None:
 def test_r11d_fair_drop_fairness_below_one_packet_per_flow() -> None:
     ns = (10, 100, 350, 650)
 
-    def cl(s350: float) -> bmre.Claim:
+    def cl(s350: float) -> Claim:
         s = frame("E1", "S", {"bmre": {10: 0.3, 100: 0.2, 350: s350, 650: 0.05}})
         q = frame("E1", "mean_queue_bytes", {a: {10: 2e3, 100: 123e3, 350: 138e3, 650: 139e3} for a in S.AQMS},
                   noise=100.0)
@@ -270,7 +273,7 @@ def test_r6b_fair_drop_in_e5_above_180_flows() -> None:
     def sens(off300: float) -> pd.DataFrame:
         d = frame("E5", "cov2_tcp", {"bmre": {180: 0.35, 300: off300}}, noise=0.01).merge(
             frame("E5", "mean_queue_bytes", {"bmre": {180: 136e3, 300: 290e3}}), on=keys)
-        return d[d["aqm"] == "bmre"].assign(variant=bmre.FAIR_DROP_OFF)
+        return d[d["aqm"] == "bmre"].assign(variant=bmre_sensitivity.FAIR_DROP_OFF)
 
     assert by_id(df, sens(0.9))["R6b"].holds is True
     assert by_id(df, sens(0.6))["R6b"].holds is False  # clearly higher, but not 1.5×
