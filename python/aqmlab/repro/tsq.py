@@ -46,7 +46,8 @@ def reproduce(out: Path, *, quick: bool = False, seeds: int | None = None, durat
     r = run_all(p)
     cl, info = claims(r, p)
     figs = draw_figures(r, info, out)
-    scalar = lambda df: df.drop(columns=[c for c in df.columns if c.endswith(("_samples_ms", "_windows_kbps"))])  # noqa: E731
+    scalar = lambda df: df.drop(  # noqa: E731
+        columns=[c for c in df.columns if c.endswith(("_samples_ms", "_windows_kbps"))])
     for k, df in r.items():
         scalar(df).to_csv(out / f"{k}.csv", index=False)
     cdf_quantiles(r).to_csv(out / "cdf_quantiles.csv", index=False, float_format="%.6g")

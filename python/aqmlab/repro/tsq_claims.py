@@ -238,7 +238,8 @@ def _below_pi_alone_delay(df: pd.DataFrame) -> Claim:
                                           _gt(spr[0], spr[h], "p90 − p10 PI alone", f"hint {h}"))]
     return _tested("E1.9", "Sec. 5.2.2, Fig. 5.2", "TSQ gives the audio flow lower average delay and lower variation "
                    "than PI alone", "lower at hints 1, 6",
-                   "mean one-way delay (ms) PI alone/hint 6/hint 1: " + " / ".join(f"{mean[h].mean:.0f}" for h in (0, 6, 1))
+                   "mean one-way delay (ms) PI alone/hint 6/hint 1: "
+                   + " / ".join(f"{mean[h].mean:.0f}" for h in (0, 6, 1))
                    + "; per-seed p90 − p10 (ms): " + " / ".join(f"{spr[h].mean:.0f}" for h in (0, 6, 1)), checks,
                    "at hints 1 and 6 the mean delay and the per-seed p90 − p10 each clearly (2 s.e.) below PI alone's "
                    "(criterion set after E1.2/E1.3 of the earlier full run were published: post hoc in that sense)")
@@ -289,7 +290,8 @@ def _window_quality_claim(e1: pd.DataFrame, e2: pd.DataFrame, h1: pd.DataFrame, 
     for df, h, what in ((e1, h1, "audio"), (e2, h2, "video")):
         best, ch = peak_checks(df, (5, 6, 7), col="media_q_win")
         checks += [(v, f"{what}: {t.replace('Q(', 'Q_win(')}") for v, t in ch]
-        each.append(f"{what} " + {True: "agrees", False: "does not", None: "cannot be told (within noise)"}[_verdict(ch)])
+        each.append(f"{what} "
+                    + {True: "agrees", False: "does not", None: "cannot be told (within noise)"}[_verdict(ch)])
         on = h[h["hint"] > 0]
         i = int(on["media_q_win"].to_numpy().argmax())
         at = lambda hint, col: float(h.loc[h["hint"] == hint, col].iloc[0])  # noqa: E731
@@ -318,7 +320,8 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
     c: list[Claim] = []
     _, pk1 = peak_checks(r["e1"], (6,))
     c.append(_tested("E1.1", "Sec. 5.2.2, Fig. 5.5", "audio quality peaks at hint 6", "max at 6",
-                     f"argmax {opt1} (Q {q1:.3f}); Q(6) = {at(h1, 6, 'media_q'):.3f}; PI alone {at(h1, 0, 'media_q'):.3f}",
+                     f"argmax {opt1} (Q {q1:.3f}); Q(6) = {at(h1, 6, 'media_q'):.3f}; "
+                     f"PI alone {at(h1, 0, 'media_q'):.3f}",
                      pk1, f"Q(6) clearly above every other hint's Q (2 s.e. over seeds); {model_note}"))
     c += _delay_cdf_claims(r["e1"], ("E1.2", "E1.3"), "Sec. 5.2.2, Fig. 5.2", "audio")
     thr = [float(np.median(pooled(r["e1"], h, "media_windows_kbps"))) for h in CDF_HINTS]
@@ -334,7 +337,8 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
     c.append(_below_pi_alone_delay(r["e1"]))
     _, pk2 = peak_checks(r["e2"], (6,))
     c.append(_tested("E2.1", "Sec. 5.3.2, Fig. 5.9", "video quality peaks at hint 6", "max at 6",
-                     f"argmax {opt2} (Q {q2:.3f}); Q(6) = {at(h2, 6, 'media_q'):.3f}; PI alone {at(h2, 0, 'media_q'):.3f}",
+                     f"argmax {opt2} (Q {q2:.3f}); Q(6) = {at(h2, 6, 'media_q'):.3f}; "
+                     f"PI alone {at(h2, 0, 'media_q'):.3f}",
                      pk2, f"Q(6) clearly above every other hint's Q (2 s.e. over seeds); {model_note}"))
 
     def loss(df: pd.DataFrame) -> SeedMean:
@@ -348,9 +352,12 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                      [_gt(loss_a, loss_v, "audio loss", "video loss")],
                      "per-seed relative loss 1 − T(1)/T(16): audio's clearly above video's (the thesis: video's "
                      "curves are closer together than audio's)"))
-    c.append(Claim("E2.3", "spec §5.8 [derived]", "PI alone at 4 Mb/s holds q_ref = 200 pkts (400 ms): video delay-limited",
-                   "Q ≈ 0 if so", f"queue {at(h2, 0, 'queue_pkts'):.0f} pkts, video delay {at(h2, 0, 'media_delay_ms'):.0f} ms, "
-                   f"Q_d {at(h2, 0, 'media_qd'):.2f}, Q_t {at(h2, 0, 'media_qt'):.2f}", None, "shown (a sanity check, not a thesis claim)"))
+    c.append(Claim("E2.3", "spec §5.8 [derived]",
+                   "PI alone at 4 Mb/s holds q_ref = 200 pkts (400 ms): video delay-limited",
+                   "Q ≈ 0 if so",
+                   f"queue {at(h2, 0, 'queue_pkts'):.0f} pkts, video delay {at(h2, 0, 'media_delay_ms'):.0f} ms, "
+                   f"Q_d {at(h2, 0, 'media_qd'):.2f}, Q_t {at(h2, 0, 'media_qt'):.2f}", None,
+                   "shown (a sanity check, not a thesis claim)"))
     c += _delay_cdf_claims(r["e2"], ("E2.4", "E2.5"), "Sec. 5.3.2, Fig. 5.6", "video")
     c.append(_trend_claim("E2.6", "Sec. 5.3.2, Fig. 5.8", h2, r["e2"], "video ",
                           post_hoc=" Criterion E1.5's, set after the per-hint Q_d and Q_t of the earlier full run "
@@ -370,17 +377,20 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
     one = _const(1.0)
     row = lambda m: " / ".join(f"{m[n].mean:.3f}" for n in ns)  # noqa: E731
     mix_lab = f"{'/'.join(map(str, ns))}: "
-    c.append(_tested("E3.1", "Sec. 5.4.2, Fig. 5.10", "audio normalised quality > 1 in every mix", "> 1", mix_lab + row(a3),
+    c.append(_tested("E3.1", "Sec. 5.4.2, Fig. 5.10", "audio normalised quality > 1 in every mix", "> 1",
+                     mix_lab + row(a3),
                      [_gt(a3[n], one, f"audio@{n}", "") for n in ns],
                      "every mix clearly above 1 (2 s.e.); the thesis: 'always > 1'"))
-    c.append(_tested("E3.2", "Sec. 5.4.2, Fig. 5.10", "audio normalised quality falls as the audio share rises", "decreasing",
+    c.append(_tested("E3.2", "Sec. 5.4.2, Fig. 5.10", "audio normalised quality falls as the audio share rises",
+                     "decreasing",
                      mix_lab + row(a3), _chain([a3[n] for n in ns], [f"audio@{n}" for n in ns]),
                      "each mix clearly below the one before (1 > 25 > 50 > 75); the thesis: it 'falls as the audio "
                      "share rises'"))
     c.append(_tested("E3.3", "Sec. 5.4.2, Fig. 5.10", "FTP normalised quality ≥ 1 in every mix (FTP not harmed)", "≥ 1",
                      mix_lab + row(f3), [_gt(f3[n], one, f"FTP@{n}", "") for n in ns],
                      "every mix clearly above 1 (2 s.e.; a value within noise of 1 cannot be told from a loss)"))
-    c.append(_tested("E3.4", "Sec. 5.4.2, Fig. 5.10", "FTP normalised quality rises from 1 to 25 audio flows, then falls",
+    c.append(_tested("E3.4", "Sec. 5.4.2, Fig. 5.10",
+                     "FTP normalised quality rises from 1 to 25 audio flows, then falls",
                      "peak at 25", mix_lab + row(f3),
                      [_gt(f3[25], f3[1], "FTP@25", "FTP@1"), _gt(f3[25], f3[50], "FTP@25", "FTP@50"),
                       _gt(f3[50], f3[75], "FTP@50", "FTP@75")],
@@ -406,7 +416,8 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
     nf, nu = ratio_means(r["e4"], "hint", "ftp_kbps"), ratio_means(r["e4"], "hint", "media_kbps")
     lower = [h for h in sorted(nf) if h < 16]
     a5, f5 = mixes(r["e5"], "media_q"), mixes(r["e5"], "ftp_q")
-    c.append(_tested("E4.1", "Sec. 5.5.2, Fig. 5.11", "FTP throughput (normalised to PI alone) is almost constant over the UDP hint, ≈ 1",
+    c.append(_tested("E4.1", "Sec. 5.5.2, Fig. 5.11",
+                     "FTP throughput (normalised to PI alone) is almost constant over the UDP hint, ≈ 1",
                      "flat, ≥ 1", f"{min(nf[h].mean for h in nf):.3f} to {max(nf[h].mean for h in nf):.3f}",
                      [x for h in lower for x in (_not_above(one, nf[h], "", f"FTP@hint {h}"),
                                                 _not_above(nf[h], _const(1.02), f"FTP@hint {h}", ""))],
@@ -415,7 +426,8 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                      "flow's loss, ≈ 150 Kb/s at hint 1 shared by 99 flows, ≈ +1 %, spec §5.8)"))
     e5_gain = 100 * (max(a5[n].mean for n in a5) - 1)
     c.append(_tested("E4.2", "Sec. 5.5.2", "a UDP flow gains no throughput by lowering its hint", "no throughput gain",
-                     f"UDP throughput ÷ PI alone: {min(nu[h].mean for h in nu):.3f} to {max(nu[h].mean for h in nu):.3f} "
+                     f"UDP throughput ÷ PI alone: {min(nu[h].mean for h in nu):.3f} to "
+                     f"{max(nu[h].mean for h in nu):.3f} "
                      f"(hint 1: {nu[min(nu)].mean:.3f})",
                      [_not_above(nu[h], one, f"UDP@hint {h}", "") for h in lower],
                      "UDP throughput at hints 1–15 never clearly above PI alone's (2 s.e.). Throughput only: "
@@ -426,7 +438,8 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                      [_gt(m[n], one, f"{w}@{n}", "") for m, w in ((a5, "UDP"), (f5, "FTP")) for n in sorted(m)],
                      "every mix clearly above 1 for both (2 s.e.); the thesis: 'both stay > 1'"))
     n5s = sorted(a5)
-    c.append(_tested("E5.2", "Sec. 5.5.3, Fig. 5.12", "both normalised qualities decrease as UDP flows grow", "decreasing",
+    c.append(_tested("E5.2", "Sec. 5.5.3, Fig. 5.12", "both normalised qualities decrease as UDP flows grow",
+                     "decreasing",
                      "as E5.1", _chain([a5[n] for n in n5s], [f"UDP@{n}" for n in n5s])
                      + _chain([f5[n] for n in n5s], [f"FTP@{n}" for n in n5s]),
                      "each mix clearly below the one before (1 > 25 > 50 > 75) for both classes; the thesis: "
@@ -498,7 +511,8 @@ def _listener_delay_claim(h1: pd.DataFrame, h2: pd.DataFrame) -> Claim:
         best = (f"best hint {int(on['hint'].iloc[int(q.argmax())])} ({q.max():.3f})" if q.max() > 0
                 else "0 at every hint (every mean beyond the 525-ms cliff of Q_d)")
         parts.append(f"{what}: mean write-to-delivery delay PI alone {at(h, 0, 'media_app_delay_ms') / 1e3:.2f} s, "
-                     f"hint 6 {at(h, 6, 'media_app_delay_ms') / 1e3:.2f} s (network one-way {at(h, 0, 'media_delay_ms'):.0f} "
+                     f"hint 6 {at(h, 6, 'media_app_delay_ms') / 1e3:.2f} s "
+                     f"(network one-way {at(h, 0, 'media_delay_ms'):.0f} "
                      f"and {at(h, 6, 'media_delay_ms'):.0f} ms); Q PI alone {at(h, 0, 'media_q_app'):.3f}, hint 6 "
                      f"{at(h, 6, 'media_q_app'):.3f}, {best}")
     return Claim("S.2", "issue #12 (sensitivity)", "E1/E2 with the listener's delay (write to in-order delivery, "
@@ -522,7 +536,8 @@ def _add_notes(c: list[Claim], r: dict[str, pd.DataFrame], n5: pd.DataFrame) -> 
             + ", ".join(f"{v:.4f} ± {e:.4f}" for v, e in zip(f5, s5))
             + " at 1/25/50/75 UDP flows. FTP's gain is what TSQ's extra drops take from the unresponsive hint-6 "
               "flows: UDP drop rate PI → TSQ "
-            + ", ".join(f"{m.loc[n, ('media_drop_pct', False)]:.2f} → {m.loc[n, ('media_drop_pct', True)]:.2f} %" for n in m.index)
+            + ", ".join(f"{m.loc[n, ('media_drop_pct', False)]:.2f} → {m.loc[n, ('media_drop_pct', True)]:.2f} %"
+                        for n in m.index)
             + ", i.e. " + ", ".join(f"{freed[n]:.2f}" for n in m.index)
             + " Kb/s per FTP flow (FTP flows get "
             + ", ".join(f"{m.loc[n, ('ftp_kbps', False)]:.0f}" for n in m.index)

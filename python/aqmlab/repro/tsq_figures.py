@@ -43,7 +43,8 @@ def figure_cdfs(df: pd.DataFrame, out: Path, name: str, what: str) -> str:
     return save_figure(fig, out, name)
 
 
-def figure_quality(h: pd.DataFrame, out: Path, name: str, what: str, extra: dict[str, pd.DataFrame] | None = None) -> str:
+def figure_quality(h: pd.DataFrame, out: Path, name: str, what: str,
+                   extra: dict[str, pd.DataFrame] | None = None) -> str:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     on = h[h["hint"] > 0]
     base = h[h["hint"] == 0]
@@ -82,7 +83,8 @@ def figure_mixes(e3: pd.DataFrame, e5: pd.DataFrame, out: Path, name: str) -> st
 def figure_e4(n4: pd.DataFrame, out: Path, name: str) -> str:
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.errorbar(n4["hint"], n4["ftp_kbps_norm"], yerr=n4["ftp_kbps_norm_se"], fmt="o-", label="FTP mean throughput")
-    ax.errorbar(n4["hint"], n4["media_kbps_norm"], yerr=n4["media_kbps_norm_se"], fmt="s--", label="UDP flow throughput")
+    ax.errorbar(n4["hint"], n4["media_kbps_norm"], yerr=n4["media_kbps_norm_se"], fmt="s--",
+                label="UDP flow throughput")
     ax.axhline(1.0, color="gray", lw=0.8)
     ax.set(xlabel="UDP delay hint", ylabel="throughput, TSQ ÷ PI alone", title="E4, Fig. 5.11: one 600 Kb/s UDP flow")
     ax.legend(fontsize=8)
@@ -96,12 +98,14 @@ def draw_figures(r: dict[str, pd.DataFrame], info: dict[str, Any], out: Path) ->
     return {
         "e1_cdf": figure_cdfs(r["e1"], out, "fig5_2-5_3_audio_cdfs.png", "audio"),
         "e1_q": figure_quality(info["h1"], out, "fig5_4-5_5_audio_quality.png", "audio",
-                               {"UDP-CBR model": info["hu1"]} | ({"TFRC-CBR model": info["ht1"]} if "ht1" in info else {})
+                               {"UDP-CBR model": info["hu1"]}
+                               | ({"TFRC-CBR model": info["ht1"]} if "ht1" in info else {})
                                | ({"l = 300 ms": info["hl"]} if "hl" in info else {})
                                if "hu1" in info else None),
         "e2_cdf": figure_cdfs(r["e2"], out, "fig5_6-5_7_video_cdfs.png", "video"),
         "e2_q": figure_quality(info["h2"], out, "fig5_8-5_9_video_quality.png", "video",
-                               {"UDP-CBR model": info["hu2"]} | ({"TFRC-CBR model": info["ht2"]} if "ht2" in info else {})
+                               {"UDP-CBR model": info["hu2"]}
+                               | ({"TFRC-CBR model": info["ht2"]} if "ht2" in info else {})
                                if "hu2" in info else None),
         "mixes": figure_mixes(info["n3"], info["n5"], out, "fig5_10_5_12_mixes.png"),
         "e4": figure_e4(info["n4"], out, "fig5_11_udp_hint.png"),

@@ -29,7 +29,8 @@ def extract_for(app: str, cdfs: bool):
         arrivals = max(float(q["arrivals"]), 1.0)
         f = res.flows.sort_values("id")
         media, ftp = f[f["class"] == 1], f[f["class"] == 0]
-        out: dict[str, Any] = {"queue_pkts": float(q["mean_len_packets"]), "drop_pct": 100 * float(q["drops"]) / arrivals,
+        out: dict[str, Any] = {"queue_pkts": float(q["mean_len_packets"]),
+                               "drop_pct": 100 * float(q["drops"]) / arrivals,
                                "utilization": float(q["utilization"])}
         if len(media):
             kind = str(media["kind"].iloc[0])
@@ -48,7 +49,8 @@ def extract_for(app: str, cdfs: bool):
                            media_q_app=float(np.mean([_flow_quality(app, d, t)[2] for d, t in zip(app_delay, kbps)])))
         if len(ftp):
             kbps = ftp["goodput_bps"].to_numpy() * S.wire_per_payload("tcp") / 1e3
-            out.update(ftp_kbps=float(kbps.mean()), ftp_q=float(np.mean([_flow_quality("ftp", 0.0, t)[2] for t in kbps])))
+            out.update(ftp_kbps=float(kbps.mean()),
+                       ftp_q=float(np.mean([_flow_quality("ftp", 0.0, t)[2] for t in kbps])))
         if len(media) == 1 and len(res.packet_delays):
             # Spec §3.6's variant: quality per 300-ms window, averaged over the run's windows (S.3).
             late = res.timeseries[res.timeseries["time_s"] > S.WARMUP_S]

@@ -37,8 +37,8 @@ def _optimum_caveat(info: dict[str, Any]) -> str:
 
 
 def _hint_table(h: pd.DataFrame) -> str:
-    cols = ["hint", "media_q", "media_q_se", "media_qd", "media_qt", "media_q_win", "media_delay_ms", "media_app_delay_ms",
-            "media_kbps", "media_drop_pct", "ftp_kbps", "queue_pkts", "drop_pct"]
+    cols = ["hint", "media_q", "media_q_se", "media_qd", "media_qt", "media_q_win", "media_delay_ms",
+            "media_app_delay_ms", "media_kbps", "media_drop_pct", "ftp_kbps", "queue_pkts", "drop_pct"]
     t = h[[c for c in cols if c in h]].copy()
     t["hint"] = t["hint"].map(lambda x: "PI alone" if x == 0 else str(int(x)))
     return frame_table(t)

@@ -71,13 +71,16 @@ def run_all(p: Plan) -> dict[str, pd.DataFrame]:
                            "audio", False, "E1 UDP-CBR model")
         r["e2_udp"] = _run(p, _sweep_jobs(p, "e2", S.e2, p.hints, model="udp-cbr", extra_labels={"model": "udp-cbr"}),
                            "video", False, "E2 UDP-CBR model")
-        r["e1_tfrc"] = _run(p, _sweep_jobs(p, "e1", S.e1, p.hints, model="tfrc-cbr", extra_labels={"model": "tfrc-cbr"}),
+        r["e1_tfrc"] = _run(p, _sweep_jobs(p, "e1", S.e1, p.hints, model="tfrc-cbr",
+                                           extra_labels={"model": "tfrc-cbr"}),
                             "audio", False, "E1 TFRC-CBR model")
-        r["e2_tfrc"] = _run(p, _sweep_jobs(p, "e2", S.e2, p.hints, model="tfrc-cbr", extra_labels={"model": "tfrc-cbr"}),
+        r["e2_tfrc"] = _run(p, _sweep_jobs(p, "e2", S.e2, p.hints, model="tfrc-cbr",
+                                           extra_labels={"model": "tfrc-cbr"}),
                             "video", False, "E2 TFRC-CBR model")
     if p.ablations:
         r["e1_l300"] = _run(p, _sweep_jobs(p, "e1", S.e1, p.hints, queue_extra={"latency": "300ms"},
-                                           extra_labels={"model": "tcp-cbr", "l_ms": 300}), "audio", False, "E1 l=300ms")
+                                           extra_labels={"model": "tcp-cbr", "l_ms": 300}), "audio", False,
+                            "E1 l=300ms")
         r["e3_target"] = _run(p, _mix_jobs(p, "e3", S.e3, queue_extra={"penalty_position": "target"}), "audio", False,
                               "E3 q'=target")
     return r
