@@ -1,4 +1,4 @@
-"""The verdict logic of `aqmlab repro tsq` (python/aqmlab/repro/tsq.py) on small made-up result frames,
+"""The verdict logic of `aqmlab repro tsq` (python/aqmlab/repro/tsq_claims.py) on small made-up result frames,
 no simulation: a frame shaped like the thesis's figures must make every claim with a criterion hold,
 and counter-examples must make the key claims fail or fall within the seeds' noise."""
 
@@ -10,8 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.repro import tsq as T
-from aqmlab.repro.common import SeedMean, clearly_greater, tally
+from aqmlab.repro.common import Claim, SeedMean, clearly_greater, tally
+from aqmlab.repro.tsq_cdfs import CDF_HINTS, cdf_quantiles, quantile_distance
+from aqmlab.repro.tsq_claims import claims
+from aqmlab.repro.tsq_metrics import window_quality
+from aqmlab.repro.tsq_summaries import normalised, optimum
 
 SEEDS = (1, 2, 3, 4)
 # Per-seed offsets with zero mean: means come out exact, standard errors are known.
@@ -84,15 +87,15 @@ def thesis_like(**over) -> dict[str, pd.DataFrame]:
     return r
 
 
-def by_id(r: dict[str, pd.DataFrame]) -> dict[str, T.Claim]:
-    cl, _ = T.claims(r)
+def by_id(r: dict[str, pd.DataFrame]) -> dict[str, Claim]:
+    cl, _ = claims(r)
     return {c.ident: c for c in cl}
 
 
 # ---- the thesis-like frame ----
 
 def test_a_thesis_like_frame_makes_every_claim_with_a_criterion_hold() -> None:
-    cl, info = T.claims(thesis_like())
+    cl, info = claims(thesis_like())
     tested = [c for c in cl if c.ident != "E2.3"]  # E2.3 is a sanity check, shown only
     assert {c.ident for c in tested} >= {"E1.1", "E1.2", "E1.3", "E1.4", "E1.5", "E1.6", "E1.7", "E1.8", "E1.9", "E2.1",
                                          "E2.2", "E2.4", "E2.5", "E2.6", "E2.7", "E3.1", "E3.2", "E3.3", "E3.4",
@@ -101,12 +104,12 @@ def test_a_thesis_like_frame_makes_every_claim_with_a_criterion_hold() -> None:
     assert not any(c.note for c in tested)
     assert tally(cl) == f"{len(cl) - 1} of {len(cl)} claims hold, 0 do not, 1 shown only"
     assert "TCP+CBR" in {c.ident: c for c in cl}["E1.1"].why and "TCP+CBR" in {c.ident: c for c in cl}["E2.1"].why
-    assert T.optimum(info["h1"]) == (6, pytest.approx(0.88))
+    assert optimum(info["h1"]) == (6, pytest.approx(0.88))
 
 
 def test_optimum_is_the_argmax_over_the_tsq_hints_not_pi_alone() -> None:
     h = pd.DataFrame({"hint": [0, 1, 2, 3], "media_q": [0.99, 0.5, 0.7, 0.6]})
-    assert T.optimum(h) == (2, 0.7)
+    assert optimum(h) == (2, 0.7)
 
 
 # ---- normalised(), checked by hand ----
@@ -116,7 +119,7 @@ def test_normalised_per_mix_pairs_each_seed_with_its_own_pi_run() -> None:
         {"n": 25, "tsq": True, "seed": 1, "media_q": 1.2}, {"n": 25, "tsq": False, "seed": 1, "media_q": 1.0},
         {"n": 25, "tsq": True, "seed": 2, "media_q": 1.0}, {"n": 25, "tsq": False, "seed": 2, "media_q": 0.8},
     ])
-    row = T.normalised(df, "n", ("media_q",)).iloc[0]
+    row = normalised(df, "n", ("media_q",)).iloc[0]
     # ratios 1.2 and 1.25: mean 1.225; s.e. of two values = |a − b| / 2 = 0.025
     assert row["n"] == 25 and row["media_q_norm"] == pytest.approx(1.225)
     assert row["media_q_norm_se"] == pytest.approx(0.025)
@@ -131,7 +134,7 @@ def test_normalised_by_hint_divides_by_the_one_pi_run_of_the_seed_and_skips_a_ze
         {"hint": 16, "tsq": True, "seed": 1, "ftp_kbps": 100.0, "media_kbps": 0.0},
         {"hint": 16, "tsq": True, "seed": 2, "ftp_kbps": 200.0, "media_kbps": 50.0},
     ])
-    n = T.normalised(df, "hint", ("ftp_kbps", "media_kbps")).set_index("hint")
+    n = normalised(df, "hint", ("ftp_kbps", "media_kbps")).set_index("hint")
     # hint 3: FTP ratios 1.1 and 0.9 → 1.0 ± 0.1; the UDP ratio of seed 1 has a zero baseline: only 0.8
     assert n.loc[3, "ftp_kbps_norm"] == pytest.approx(1.0) and n.loc[3, "ftp_kbps_norm_se"] == pytest.approx(0.1)
     assert n.loc[3, "media_kbps_norm"] == pytest.approx(0.8) and np.isnan(n.loc[3, "media_kbps_norm_se"])
@@ -187,7 +190,7 @@ def test_s_1_fails_when_a_source_model_moves_the_optimum_beyond_one_hint() -> No
 def test_one_seed_gives_plain_comparisons_never_within_noise() -> None:
     one = {k: v[v["seed"] == 1] for k, v in thesis_like(e3=mixes(AUDIO3, {1: 1.003, 25: 1.032, 50: 1.007, 75: 1.006},
                                                                  jitter=0.003)).items()}
-    cl, _ = T.claims(one)
+    cl, _ = claims(one)
     assert not any(c.within_noise for c in cl)
     assert {c.ident: c for c in cl}["E3.4"].verdict == "holds"
 
@@ -248,7 +251,7 @@ def test_window_quality_by_hand() -> None:
     late = pd.DataFrame({"time_s": t, "flow7_goodput_bps": [128e3 * 960 / 1000] * 6 + [0.0] * 8})
     delays = pd.DataFrame({"time_s": [20.1, 20.3, 20.45, 20.65], "flow": [7, 7, 7, 7],
                            "delay_s": [0.150, 0.250, 0.400, 0.100]})
-    w = T.window_quality("audio", late, delays, 7, "tcp")
+    w = window_quality("audio", late, delays, 7, "tcp")
     # window 0: 128 Kb/s, delay (150 + 250)/2 = 200 ms → Q = min(0.884, 1); window 1: nothing delivered → 0
     # (the 400-ms packet arrived, but no in-order throughput: Q_t = 0); 20.65 is past the last full window
     assert w["media_q_win"] == pytest.approx((1.268 - 0.00192 * 200) / 2)
@@ -260,15 +263,15 @@ def test_cdf_quantiles_give_the_claims_numbers_exactly() -> None:
     r = thesis_like()
     r["e1"]["delay_samples_ms"] = [np.random.default_rng(i).gamma(2.0, 20.0, 500) + 150
                                    for i in range(len(r["e1"]))]
-    q = T.cdf_quantiles(r)
+    q = cdf_quantiles(r)
     assert set(q["series"]) == {"delay_ms", "media_kbps_300ms", "ftp_kbps_300ms"}
     assert len(q) == 2 * 17 * 3 * (len(SEEDS) + 1)
     c = by_id(r)
     d = q[(q["exp"] == "e1") & (q["series"] == "delay_ms")].set_index(["hint", "seed"])
     # E1.2's shown medians are the pooled p50s; E1.3's spreads the pooled p90 − p10
-    assert c["E1.2"].ours.endswith(" / ".join(f"{d.loc[(h, 'all'), 'p50']:.0f}" for h in T.CDF_HINTS))
+    assert c["E1.2"].ours.endswith(" / ".join(f"{d.loc[(h, 'all'), 'p50']:.0f}" for h in CDF_HINTS))
     assert c["E1.3"].ours.endswith(" / ".join(f"{d.loc[(h, 'all'), 'p90'] - d.loc[(h, 'all'), 'p10']:.0f}"
-                                              for h in T.CDF_HINTS))
+                                              for h in CDF_HINTS))
     e1 = r["e1"]
     x = e1[(e1["hint"] == 6) & (e1["seed"] == 2)]["delay_samples_ms"].iloc[0]
     assert d.loc[(6, 2), "p50"] == pytest.approx(np.median(x)) and d.loc[(6, 2), "n"] == 500
@@ -297,9 +300,9 @@ def recheck_cdf_claims(report_dir: Path) -> dict[str, tuple[str, str]]:
     for ident, (exp, series, what, orders) in CDF_CLAIMS.items():
         sel = q[(q["exp"] == exp) & (q["series"] == series)].set_index(["hint", "seed"])
         stat = (lambda r: r["p50"]) if what == "median" else (lambda r: r["p90"] - r["p10"])
-        shown = " / ".join(f"{stat(sel.loc[(h, 'all')]):.0f}" for h in T.CDF_HINTS)
+        shown = " / ".join(f"{stat(sel.loc[(h, 'all')]):.0f}" for h in CDF_HINTS)
         per_seed = {h: SeedMean.of([stat(sel.loc[(h, s)]) for s in sel.loc[h].index if s != "all"])
-                    for h in T.CDF_HINTS}
+                    for h in CDF_HINTS}
         vs = [clearly_greater(per_seed[a], per_seed[b]) for a, b in orders]
         verdict = "does not hold" if False in vs else "holds" if all(vs) else "within noise"
         row = rows[ident]
@@ -322,8 +325,8 @@ def test_the_reports_fig_5_3_distances_recompute_from_its_quantile_csv() -> None
     rows = {line.split(" | ")[0].lstrip("| "): line for line in (REPORT_DIR / "report.md").read_text().splitlines()
             if line.startswith("| E1.")}
     for ident, series, hint in (("E1.6", "ftp_kbps_300ms", 16), ("E1.7", "media_kbps_300ms", 0)):
-        d = [np.mean([T.quantile_distance(e1.loc[(series, hint, s), pcols].to_numpy(float),
-                                          e1.loc[("media_kbps_300ms", h, s), pcols].to_numpy(float)) for s in seeds])
+        d = [np.mean([quantile_distance(e1.loc[(series, hint, s), pcols].to_numpy(float),
+                                        e1.loc[("media_kbps_300ms", h, s), pcols].to_numpy(float)) for s in seeds])
              for h in (16, 6, 1)]
         assert "at hints 16/6/1: " + " / ".join(f"{x:.1f}" for x in d) + ";" in rows[ident], ident
 

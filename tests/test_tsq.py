@@ -236,6 +236,7 @@ def test_qdiscs_lists_pi_and_tsq_with_every_key() -> None:
 
 def test_quick_reproduction_writes_figures_tables_and_a_claims_table(tmp_path) -> None:
     from aqmlab.repro import tsq as repro
+    from aqmlab.repro.tsq_summaries import by_hint
 
     claims = repro.reproduce(tmp_path, quick=True, seeds=2, workers=1, quiet=True)  # 2 seeds: the s.e. path
     text = (tmp_path / "report.md").read_text()
@@ -247,4 +248,4 @@ def test_quick_reproduction_writes_figures_tables_and_a_claims_table(tmp_path) -
     from aqmlab.repro.common import tally
     assert f"**{tally(claims)}.**" in text and "`aqmlab repro tsq --quick --seeds 2`" in text
     # (the verdict logic itself is tested on made-up frames in tests/test_repro_tsq.py)
-    assert not math.isnan(repro.by_hint(__import__("pandas").read_csv(tmp_path / "e1.csv"))["media_q"].iloc[0])
+    assert not math.isnan(by_hint(__import__("pandas").read_csv(tmp_path / "e1.csv"))["media_q"].iloc[0])
