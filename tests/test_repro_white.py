@@ -12,18 +12,22 @@ import pandas as pd
 import pytest
 
 from aqmlab.repro import white as W
+from aqmlab.repro import white_claims as C
 from aqmlab.repro import white_grid as G
 from aqmlab.repro import white_scenarios as S
 from aqmlab.repro.common import SeedMean
+from aqmlab.repro.white_report import settings_table
+from aqmlab.repro.white_runs import AQMS, READINGS, WHITE_AQMS
+from aqmlab.repro.white_tables import flows_long
 
 SEEDS = (1, 2, 3, 4, 5)
-EXPS = (*W.STATIC, *W.DYNAMIC)
+EXPS = (*S.STATIC, *S.DYNAMIC)
 
 
 def _row(aqm: str, exp: str, seed: int, eps: float) -> dict:
     r = {"aqm": aqm, "exp": exp, "seed": seed, "drop_pct": 2.0, "total_mbps": 9.5, "marks": 0, "early_drop_pct": 1.5,
          "forced_drop_pct": 0.5, "mean_queue_pkts": 10.0, "r_formula_ms": 100.0}
-    if exp in W.STATIC:
+    if exp in S.STATIC:
         r.update(jfi=0.9 + eps, min_mbps=0.3, max_mbps=0.4, cluster_min_mbps=3.0, cluster_max_mbps=3.5,
                  cluster_jfi=0.95, goodputs=np.full(S.N_FLOWS, 1 / 3), robust_loss=0.02, fragile_loss=0.02)
         return r
@@ -39,7 +43,7 @@ def _row(aqm: str, exp: str, seed: int, eps: float) -> dict:
 def frame(jitter: float = 0.001) -> pd.DataFrame:
     """Every AQM in every experiment, five seeds; each JFI 0.9 with a spread of `jitter` over the seeds
     (offsets −2…+2 × jitter: standard error of the mean ≈ 0.71 × jitter)."""
-    return pd.DataFrame([_row(a, e, s, jitter * (i - 2)) for a in W.AQMS for e in EXPS for i, s in enumerate(SEEDS)])
+    return pd.DataFrame([_row(a, e, s, jitter * (i - 2)) for a in AQMS for e in EXPS for i, s in enumerate(SEEDS)])
 
 
 def put(df: pd.DataFrame, aqm: str, exp: str, col: str, value: float, jitter: float = 0.0) -> None:
@@ -55,18 +59,18 @@ def plan(grid_alpha=(0.0, 0.65, 1.6), grid_beta=(1.0, 1.4)) -> W.Plan:
 
 def grid(p: W.Plan, jfi=lambda aqm, a, b: 0.9, jitter: float = 0.001) -> pd.DataFrame:
     return pd.DataFrame([{"aqm": aqm, "exp": "exp1", "alpha": a, "beta": b, "seed": s, "jfi": jfi(aqm, a, b) + jitter * (i - 2)}
-                         for aqm in W.WHITE_AQMS
+                         for aqm in WHITE_AQMS
                          for a in p.grid_alpha for b in p.grid_beta for i, s in enumerate(SEEDS)])
 
 
 def verdicts(df: pd.DataFrame, g: pd.DataFrame | None = None, p: W.Plan | None = None) -> dict[str, str]:
     p = p or plan()
-    return {c.ident: c.verdict for c in W.claims(df, grid(p) if g is None else g, p)}
+    return {c.ident: c.verdict for c in C.claims(df, grid(p) if g is None else g, p)}
 
 
 def by_ident(df, g=None, p=None):
     p = p or plan()
-    return {c.ident: c for c in W.claims(df, grid(p) if g is None else g, p)}
+    return {c.ident: c for c in C.claims(df, grid(p) if g is None else g, p)}
 
 
 # ---- W7: Exp 6 less fair than Exp 5 (the audit's 0.697 vs 0.687 case) ----
@@ -104,7 +108,7 @@ def test_w7_is_within_noise_for_a_difference_inside_two_standard_errors() -> Non
 # ---- W5: the lone fragile flow in Exp 4, slightly above the fair share ----
 
 def test_w5_upper_bound_follows_from_the_thesis_jfi() -> None:
-    cap = W._lone_flow_bound(0.991, 9.96)
+    cap = C._lone_flow_bound(0.991, 9.96)
     assert 0.45 < cap < 0.55
     # at the bound the JFI is the thesis's, with the other 29 equal
     g = [cap] + [(9.96 - cap) / 29] * 29
@@ -126,10 +130,10 @@ def test_w5_needs_the_lone_flow_between_fair_share_and_the_bound(lone: float, ex
 
 def test_w1_fails_and_names_the_period() -> None:
     df = frame()
-    for e in W.STATIC:
+    for e in S.STATIC:
         put(df, "chardonnay", e, "jfi", 0.98, 0.001)
         put(df, "red", e, "jfi", 0.80, 0.001)
-    for e in W.DYNAMIC:
+    for e in S.DYNAMIC:
         for k in S.PERIODS:
             put(df, "chardonnay", e, f"{k}_jfi", 0.97, 0.001)
             put(df, "red", e, f"{k}_jfi", 0.80, 0.001)
@@ -146,13 +150,13 @@ def test_each_reading_scores_its_own_chardonnay_rows() -> None:
     chardonnay_lit (renamed), so the same frame gives one verdict per reading."""
     df = frame()
     for aqm, jfi in (("red", 0.80), ("chardonnay", 0.60), ("chardonnay_pa", 0.70), ("chardonnay_lit", 0.97)):
-        for e in W.STATIC:
+        for e in S.STATIC:
             put(df, aqm, e, "jfi", jfi, 0.001)
-        for e in W.DYNAMIC:
+        for e in S.DYNAMIC:
             for k in S.PERIODS:
                 put(df, aqm, e, f"{k}_jfi", jfi, 0.001)
     p = plan()
-    got = {r: {c.ident: c.verdict for c in W.claims(df, grid(p), p, r)} for r in W.READINGS}
+    got = {r: {c.ident: c.verdict for c in C.claims(df, grid(p), p, r)} for r in READINGS}
     assert got[""]["W1"] == "does not hold"
     assert got["_pa"]["W1-pa"] == "does not hold"
     assert got["_lit"]["W1-lit"] == "holds"
@@ -163,7 +167,7 @@ def test_each_reading_scores_its_own_chardonnay_rows() -> None:
 
 def _chablis_vs_chardonnay(df, a5: tuple[float, float], c5: tuple[float, float]) -> None:
     """Chablis ahead by 0.05 everywhere except 5A (`a5` = Chablis, Chardonnay) and 5C (`c5`)."""
-    for e in W.DYNAMIC:
+    for e in S.DYNAMIC:
         for k in S.PERIODS:
             ch, cd = {("exp5", "A"): a5, ("exp5", "C"): c5}.get((e, k), (0.95, 0.90))
             put(df, "chablis", e, f"{k}_jfi", ch, 0.001)
@@ -227,7 +231,7 @@ def test_every_claim_has_a_verdict_and_the_header_counts_them() -> None:
 
     df = frame()
     _w7(df, 0.697, 0.687, 0.01)
-    cl = W.claims(df, grid(plan()), plan())
+    cl = C.claims(df, grid(plan()), plan())
     assert {c.verdict for c in cl} <= {"holds", "does not hold", "within noise", "shown"}
     assert "within noise" in tally(cl)
     assert len({c.ident for c in cl}) == len(cl)
@@ -240,13 +244,13 @@ def multi_grid(p: W.Plan, jfi, jitter: float = 0.001) -> pd.DataFrame:
     experiments get the same value in each period's JFI (so their score is that value)."""
     rows = []
     for exp in p.grid_exps:
-        for aqm in W.WHITE_AQMS:
+        for aqm in WHITE_AQMS:
             for a in p.grid_alpha:
                 for b in p.grid_beta:
                     for i, s in enumerate(p.grid_seeds_for(exp)):
                         v = jfi(aqm, exp, a, b) + jitter * (i - 2)
                         r = {"aqm": aqm, "exp": exp, "alpha": a, "beta": b, "seed": s}
-                        r.update({f"{k}_jfi": v for k in S.PERIODS} if exp in W.DYNAMIC else {"jfi": v})
+                        r.update({f"{k}_jfi": v for k in S.PERIODS} if exp in S.DYNAMIC else {"jfi": v})
                         rows.append(r)
     return pd.DataFrame(rows)
 
@@ -301,7 +305,7 @@ def test_generalisation_table_has_one_row_per_aqm_and_experiment_and_reads_the_g
     score = lambda aqm, exp, a, b: 0.99 if (a, b) == best[exp] else 0.80 + 0.01 * a + 0.02 * b  # noqa: E731
     g = multi_grid(p, score)
     gen = G.generalisation_table(g, p)
-    assert len(gen) == len(W.WHITE_AQMS) * 3
+    assert len(gen) == len(WHITE_AQMS) * 3
     assert set(gen["exp"]) == {"exp1", "exp2", "exp5"}
     assert gen[gen["exp"] == "exp5"]["seeds"].unique().tolist() == [3]
     sg = G.with_score(g)
@@ -335,7 +339,7 @@ def test_cross_generalisation_scores_each_experiments_optimum_everywhere() -> No
     score = lambda aqm, exp, a, b: (0.99 if (a, b) == best[exp] else 0.985 if (a, b) == (1.6, 1.0)  # noqa: E731
                                     else 0.80)
     cross = G.cross_generalisation(multi_grid(p, score), p)
-    assert len(cross) == len(W.WHITE_AQMS) * 3 * 3
+    assert len(cross) == len(WHITE_AQMS) * 3 * 3
     ch = cross[cross["aqm"] == "chardonnay"].set_index(["source", "target"])
     for src, (a, b) in best.items():
         assert (ch.loc[(src, src), "source_best_alpha"], ch.loc[(src, src), "source_best_beta"]) == (a, b)
@@ -364,9 +368,9 @@ def test_cross_generalisation_within_noise_when_the_gap_is_inside_the_seed_sprea
 
 def test_flows_long_has_one_row_per_flow_with_the_runs_goodputs() -> None:
     df = frame()
-    df = df[df["exp"].isin(W.STATIC)].copy()
+    df = df[df["exp"].isin(S.STATIC)].copy()
     df["goodputs"] = [np.arange(S.N_FLOWS) / 100 + i for i in range(len(df))]
-    long = W.flows_long(df)
+    long = flows_long(df)
     assert len(long) == len(df) * S.N_FLOWS
     one = long[(long["aqm"] == "red") & (long["exp"] == "exp1") & (long["seed"] == 3)].sort_values("flow")
     src = df[(df["aqm"] == "red") & (df["exp"] == "exp1") & (df["seed"] == 3)].iloc[0]["goodputs"]
@@ -376,7 +380,7 @@ def test_flows_long_has_one_row_per_flow_with_the_runs_goodputs() -> None:
 
 def test_settings_table_states_drr_and_csfq_buffers_from_the_calibrated_limit() -> None:
     red = S.RedProfile("t", 30, 3, 9, 0.1)
-    t = W.settings_table(red).set_index("AQM")["settings"]
+    t = settings_table(red).set_index("AQM")["settings"]
     assert "limit_bytes = 30000B" in t["drr"]
     assert "limit = 30" in t["csfq"]
-    assert set(t.index) == set(W.AQMS)
+    assert set(t.index) == set(AQMS)

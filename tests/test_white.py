@@ -155,6 +155,10 @@ def test_aecn_front_marks_are_counted_on_the_flow_that_carries_them() -> None:
 def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) -> None:
     import pandas as pd
     from aqmlab.repro import white as repro
+    from aqmlab.repro import white_scenarios as S
+    from aqmlab.repro.white_figures import FIGURES
+    from aqmlab.repro.white_runs import AQMS, WHITE_AQMS
+    from aqmlab.repro.white_tables import TABLES
 
     claims = repro.reproduce(tmp_path, quick=True, quiet=True)
     report = (tmp_path / "report.md").read_text()
@@ -162,25 +166,25 @@ def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) ->
     for c in claims:
         assert f"| {c.ident} |" in report and f"| {c.ident}-pa |" in report and f"| {c.ident}-lit |" in report
         assert c.holds in (True, False, None)
-    for name in repro.FIGURES.values():
+    for name in FIGURES.values():
         if name in report:
             assert (tmp_path / name).stat().st_size > 10_000
-    for name in repro.TABLES:
+    for name in TABLES:
         assert f"`{name}`" in report and (tmp_path / name).stat().st_size > 100
     flows = pd.read_csv(tmp_path / "flows.csv")
     static = flows[flows["period"].isna()]
-    assert len(static) == len(repro.STATIC) * len(repro.AQMS) * repro.S.N_FLOWS  # one seed
-    assert set(flows["period"].dropna()) == set(repro.S.PERIODS)
+    assert len(static) == len(S.STATIC) * len(AQMS) * S.N_FLOWS  # one seed
+    assert set(flows["period"].dropna()) == set(S.PERIODS)
     bins = pd.read_csv(tmp_path / "bins_seed1.csv.gz")
     assert set(bins["exp"]) == {"exp2", "exp5", "exp6"} and set(bins["seed"]) == {1}
     traces = pd.read_csv(tmp_path / "traces_seed1.csv")
-    assert set(traces["aqm"]) == set(repro.WHITE_AQMS) and set(traces["exp"]) == {"exp2", "exp5", "exp6"}
+    assert set(traces["aqm"]) == set(WHITE_AQMS) and set(traces["exp"]) == {"exp2", "exp5", "exp6"}
     sens = pd.read_csv(tmp_path / "sensitivity.csv")
     assert "case" in sens and len(sens) > 0
     gen = pd.read_csv(tmp_path / "generalisation.csv")
-    assert len(gen) == len(repro.WHITE_AQMS) * len(repro.plan(True).grid_exps)
+    assert len(gen) == len(WHITE_AQMS) * len(repro.plan(True).grid_exps)
     results = pd.read_csv(tmp_path / "results.csv")
-    assert set(results["aqm"]) == set(repro.AQMS)
+    assert set(results["aqm"]) == set(AQMS)
     assert set(results["exp"]) == {"exp1", "exp2", "exp3", "exp4", "exp5", "exp6"}
     # DRR, the fairness ideal, is fairer than RED in Exp 1 (1/RTT bias) whatever the calibration
     exp1 = results[results["exp"] == "exp1"].groupby("aqm")["jfi"].mean()

@@ -4,7 +4,7 @@ carries over to the others, and the one pair that does best everywhere.
 
 Each function reads grid rows (one per run: `aqm`, `exp`, `alpha`, `beta`, `seed` and the run's JFIs) and a
 plan with `grid_exps`, `grid_alpha`, `grid_beta` and `grid_seeds_for(exp)` (`white.Plan`); the runs themselves
-are `white.grid_runs`.
+are `white_runs.grid_runs`.
 """
 
 from __future__ import annotations

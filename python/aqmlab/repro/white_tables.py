@@ -1,0 +1,110 @@
+"""The CSV tables of `aqmlab repro white` (`TABLES`, written by `write_tables`): the runs' scalars, the
+long-format per-flow, per-period and per-bin tables, the grid's analyses and the calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from . import white_scenarios as S
+from .white_grid import common_pair, cross_generalisation, generalisation_table
+from .white_metrics import is_object_col
+from .white_scenarios import DYNAMIC
+
+if TYPE_CHECKING:
+    from .white import Plan
+
+
+def _scalars(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` without its dict/array columns (they go to the long-format tables)."""
+    return frame.drop(columns=[c for c in frame.columns if is_object_col(frame[c])])
+
+
+def flows_long(df: pd.DataFrame) -> pd.DataFrame:
+    """Per-flow goodput of every main run, one row per flow (static: over 30–150 s, `period` empty;
+    dynamic: each source's mean over each period it is on)."""
+    exps = S.experiments()
+    rows = []
+    for _, r in df.sort_values(["exp", "aqm", "seed"], kind="stable").iterrows():
+        exp = exps[r["exp"]]
+        rtt = [2 * (d + 5) for d in exp.access_ms]
+        if not exp.dynamic:
+            per = {"": r.get("goodputs")}
+        else:
+            per = r.get("period_goodputs") if isinstance(r.get("period_goodputs"), dict) else {}
+        for period, g in per.items():
+            if not isinstance(g, np.ndarray):
+                continue
+            for i, v in enumerate(g):
+                if not np.isnan(v):
+                    rows.append({"exp": r["exp"], "aqm": r["aqm"], "seed": r["seed"], "period": period, "flow": i,
+                                 "cluster": exp.clusters[i], "rtt_prop_ms": rtt[i], "goodput_mbps": float(v)})
+    return pd.DataFrame(rows)
+
+
+def period_clusters_long(df: pd.DataFrame) -> pd.DataFrame:
+    """Each cluster's aggregate goodput per period of every dynamic main run (`trim` 5: the period's first
+    5 s left out)."""
+    rows = []
+    for _, r in df[df["exp"].isin(DYNAMIC)].sort_values(["exp", "aqm", "seed"], kind="stable").iterrows():
+        for k in S.PERIODS:
+            for trim, tag in ((0, ""), (5, "_trim5")):
+                for c, v in (r.get(f"{k}{tag}_clusters") or {}).items():
+                    rows.append({"exp": r["exp"], "aqm": r["aqm"], "seed": r["seed"], "period": k, "trim_s": trim,
+                                 "cluster": c, "goodput_mbps": float(v)})
+    return pd.DataFrame(rows)
+
+
+def bins_long(df: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seed `seed`'s 250-ms bins where recorded (Exps 2, 5, 6): each cluster's aggregate goodput, and
+    WHITE's R_average / R_formula with RED's average queue."""
+    clusters, traces = [], []
+    for _, r in df[df["seed"] == seed].sort_values(["exp", "aqm"], kind="stable").iterrows():
+        t = r.get("time_s")
+        if isinstance(r.get("cluster_series"), dict):
+            for c, v in r["cluster_series"].items():
+                clusters.append(pd.DataFrame({"exp": r["exp"], "aqm": r["aqm"], "seed": seed, "cluster": c,
+                                              "time_s": t, "goodput_mbps": v}))
+        if isinstance(r.get("r_series"), tuple):
+            ra, rf, q = r["r_series"]
+            traces.append(pd.DataFrame({"exp": r["exp"], "aqm": r["aqm"], "seed": seed, "time_s": t,
+                                        "r_average_ms": ra, "r_formula_ms": rf, "red_avg_pkts": q}))
+    cat = lambda xs: pd.concat(xs, ignore_index=True) if xs else pd.DataFrame()  # noqa: E731
+    return cat(clusters), cat(traces)
+
+
+TABLES = {"results.csv": "main runs, one row per run (scalars)",
+          "flows.csv": "per-flow goodput of every main run (static: 30–150 s; dynamic: per period the source is on)",
+          "period_clusters.csv": "cluster aggregates per period of every dynamic main run (whole period and first 5 s trimmed)",
+          "bins_seed1.csv.gz": "seed 1 only: each cluster's aggregate goodput per 250-ms bin (Exps 2, 5, 6; gzip)",
+          "traces_seed1.csv": "seed 1 only: R_average, R_formula and RED's average per 250-ms bin (WHITE runs, Exps 2, 5, 6)",
+          "sensitivity.csv": "sensitivity runs, one row per run (scalars; `case` names the change)",
+          "alpha_beta_grid.csv": "α/β grid, one row per run (`score`: the grid's fairness score)",
+          "generalisation.csv": "α/β grid: each experiment's score at the Exp 1 optimum, its own best and at the thesis's exponents",
+          "generalisation_matrix.csv": "α/β grid: each experiment's optimum scored on every experiment (regret against that experiment's best)",
+          "common_pair.csv": "α/β grid: per AQM, the one exponent pair with the smallest worst regret over all experiments",
+          "calibration.csv": "RED calibration candidates and scores"}
+
+
+def write_tables(out: Path, p: Plan, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
+                 grid: pd.DataFrame) -> None:
+    """The CSV tables of `TABLES` (floats to 6 significant digits; the bins gzip-compressed with a fixed
+    timestamp so that the same runs give the same bytes)."""
+    fmt6 = "%.6g"
+    _scalars(df).to_csv(out / "results.csv", index=False)
+    flows_long(df).to_csv(out / "flows.csv", index=False, float_format=fmt6)
+    period_clusters_long(df).to_csv(out / "period_clusters.csv", index=False, float_format=fmt6)
+    seed = min(df["seed"]) if len(df) else 1
+    clusters, traces = bins_long(df, seed)
+    clusters.to_csv(out / "bins_seed1.csv.gz", index=False, float_format=fmt6,
+                    compression={"method": "gzip", "mtime": 0})
+    traces.to_csv(out / "traces_seed1.csv", index=False, float_format="%.5g")
+    (_scalars(sens) if sens is not None and len(sens) else pd.DataFrame()).to_csv(out / "sensitivity.csv", index=False)
+    _scalars(grid).to_csv(out / "alpha_beta_grid.csv", index=False, float_format=fmt6)
+    generalisation_table(grid, p).to_csv(out / "generalisation.csv", index=False, float_format=fmt6)
+    cross_generalisation(grid, p).to_csv(out / "generalisation_matrix.csv", index=False, float_format=fmt6)
+    common_pair(grid, p).to_csv(out / "common_pair.csv", index=False, float_format=fmt6)
+    calib.to_csv(out / "calibration.csv", index=False)
