@@ -26,7 +26,7 @@ import pandas as pd
 from . import _native
 from .exceptions import ScenarioError
 
-__all__ = ["Result", "run", "validate", "load_scenario", "default_scenario_path", "seconds"]
+__all__ = ["Result", "run", "validate", "load_scenario", "scenario_dict", "default_scenario_path", "seconds"]
 
 ScenarioLike = str | os.PathLike | Mapping[str, Any]
 
@@ -147,6 +147,20 @@ def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[s
         raise ScenarioError(f"{path}: not valid TOML: {e}") from None
     _set_seed(data, seed)
     return json.dumps(_plain(data, "")), "json"
+
+
+def scenario_dict(scenario: ScenarioLike) -> dict[str, Any]:
+    """The scenario as a plain dict (a deep copy of a dict; a TOML or JSON file parsed), not yet validated.
+
+    Raises ScenarioError as :func:`load_scenario` does, and for TOML syntax errors.
+    """
+    text, fmt = load_scenario(scenario)
+    if fmt == "json":
+        return json.loads(text)
+    try:
+        return _plain(tomllib.loads(text), "")
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{scenario}: not valid TOML: {e}") from None
 
 
 def _set_seed(data: dict[str, Any], seed: int) -> None:

@@ -10,13 +10,17 @@ import contextlib
 import json
 import os
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
 from . import api
-from .exceptions import AqmlabError
+from .exceptions import AqmlabError, ScenarioError
+from .library import builtin_names, builtin_path, builtin_summary
+from .scenario_keys import with_overrides
 
 
 def _fail(msg: str) -> None:
@@ -76,11 +80,63 @@ def main() -> None:
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def _set_value(text: str) -> Any:
+    """The value of ``--set KEY=VALUE`` as TOML reads it (``8``, ``0.1``, ``true``, ``["1ms", "2ms"]``,
+    ``{ rate = "5Mbps" }``); anything TOML does not take as a value is the string itself (``fq_codel``)."""
+    try:
+        parsed = tomllib.loads(f"v = {text}")
+    except tomllib.TOMLDecodeError:
+        return text
+    return parsed["v"] if list(parsed) == ["v"] else text
+
+
+def _parse_sets(ctx, param, values: tuple[str, ...]) -> list[tuple[str, Any]]:
+    out = []
+    for item in values:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise click.BadParameter(f"{item!r}: write KEY=VALUE with a key path, e.g. queue.kind=fq_codel or "
+                                     f"flows[0].count=8")
+        out.append((key.strip(), _set_value(value)))
+    return out
+
+
+_SET_OPTION = click.option(
+    "--set", "sets", multiple=True, metavar="KEY=VALUE", callback=_parse_sets,
+    help="Change one key of the scenario before running, e.g. --set queue.kind=fq_codel --set flows[0].count=8 "
+         "(key paths as in sweep files; VALUE is read as a TOML value, else taken as a string). Repeatable.")
+
+
+def _scenario_source(scenario: Path | None, sets: list[tuple[str, Any]]) -> tuple[Path, api.ScenarioLike]:
+    """SCENARIO as given (a file, else a built-in scenario's name, else the default) and what to run: the
+    file, or with --set the scenario as a dict with those keys changed, validated here so that an error
+    names the file and the changes."""
+    if scenario is None:
+        path = api.default_scenario_path()
+    elif scenario.exists() or builtin_path(str(scenario)) is None:
+        path = scenario
+        if not path.exists():
+            _fail(f"{path}: no such scenario file, and no built-in scenario has that name (built-in: "
+                  f"{', '.join(builtin_names())}; `aqmlab scenarios` describes them)")
+    else:
+        path = builtin_path(str(scenario))
+    if not sets:
+        return path, path
+    changed = with_overrides(path, sets, label="--set")
+    try:
+        api.validate(changed)
+    except ScenarioError as e:
+        shown = " ".join(f"--set {k}={json.dumps(v)}" for k, v in sets)
+        raise ScenarioError(f"{path} with {shown}: {e}") from None
+    return path, changed
+
+
 def _scenario_run_options(out_default: str, pcap_help: str):
-    """The arguments `run` and `live` share: SCENARIO, --out, --seed, --pcap, --no-plot, --quiet."""
+    """The arguments `run` and `live` share: SCENARIO, --set, --out, --seed, --pcap, --no-plot, --quiet."""
     def decorate(f):
         for option in reversed([
             click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path)),
+            _SET_OPTION,
             click.option("--out", "out", type=str, default=None,
                          help=f"Results directory (default: {out_default}); replaced as a whole, and only "
                               "once the run is complete."),
@@ -96,18 +152,20 @@ def _scenario_run_options(out_default: str, pcap_help: str):
 
 @cli.command()
 @_scenario_run_options("results/<scenario name>", "Also capture the forward bottleneck to bottleneck.pcap.")
-def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool) -> None:
-    """Run SCENARIO (a TOML file, or JSON if it ends in .json; default: the built-in 10-flow RED dumbbell)."""
+def run(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, seed: int | None, pcap: bool,
+        no_plot: bool, quiet: bool) -> None:
+    """Run SCENARIO (a TOML file, or JSON if it ends in .json; or a built-in scenario's name, see `aqmlab
+    scenarios`; default: the built-in 10-flow RED dumbbell)."""
     from tqdm import tqdm
 
     from .output import check_output_dir
 
-    path = scenario or api.default_scenario_path()
-    out_arg = _default_out(path) if out is None else out
     with _user_facing_errors():
+        path, source = _scenario_source(scenario, sets)
+        out_arg = _default_out(path) if out is None else out
         check_output_dir(out_arg)
         out = Path(out_arg)
-        total_s = api.seconds(api.validate(path)["run"]["duration"])
+        total_s = api.seconds(api.validate(source)["run"]["duration"])
         bar = tqdm(total=round(total_s, 3), unit="sim-s", delay=2.0, disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} simulated s [{elapsed}<{remaining}]")
 
@@ -115,14 +173,14 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
             bar.update(round(now_s - bar.n, 3))
 
         try:
-            res = api.run(path, seed=seed, out=out, pcap=pcap, plot=not no_plot, progress=progress)
+            res = api.run(source, seed=seed, out=out, pcap=pcap, plot=not no_plot, progress=progress)
         finally:
             bar.close()
     if quiet:
         return
     agg = res.aggregate
     q = res.queues.iloc[0]
-    click.echo(f"scenario: {path}")
+    click.echo(f"scenario: {path}" + "".join(f" --set {k}={json.dumps(v)}" for k, v in sets))
     click.echo(f"simulated {res.summary['simulated_s']:.1f} s in {res.wall_seconds:.3f} s wall "
                f"({res.summary['events']:,} events)")
     click.echo(f"goodput {agg['goodput_bps'] / 1e6:.3f} Mb/s over {agg['flows']} flows, Jain index {agg['jain_index']:.4f}")
@@ -141,8 +199,8 @@ def run(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no
                        "Also capture the real packets' headers at the forward bottleneck to bottleneck.pcap.")
 @click.option("--compare", is_flag=True, help="Also simulate the scenario, its TCP modelled as Linux's "
               "(profile = \"linux\"; docs/live.md), and print both side by side.")
-def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, no_plot: bool, quiet: bool,
-         compare: bool) -> None:
+def live(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, seed: int | None, pcap: bool,
+         no_plot: bool, quiet: bool, compare: bool) -> None:
     """Run SCENARIO on real Linux traffic: two network namespaces joined by aqmlab's router, which
     runs the scenario's queue discipline on every packet (needs root; takes the scenario's duration
     in wall time; docs/live.md)."""
@@ -151,11 +209,11 @@ def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, n
     from .live import run_live, simulated_twin
     from .output import check_output_dir
 
-    path = scenario or api.default_scenario_path()
-    out_arg = _default_out(path, "live-") if out is None else out
     with _user_facing_errors():
+        path, source = _scenario_source(scenario, sets)
+        out_arg = _default_out(path, "live-") if out is None else out
         check_output_dir(out_arg)
-        total_s = api.seconds(api.validate(path)["run"]["duration"])
+        total_s = api.seconds(api.validate(source)["run"]["duration"])
         bar = tqdm(total=round(total_s, 1), unit="s", disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s live")
 
@@ -163,10 +221,10 @@ def live(scenario: Path | None, out: str | None, seed: int | None, pcap: bool, n
             bar.update(round(min(now_s, total_s) - bar.n, 1))
 
         try:
-            res = run_live(path, seed=seed, out=out_arg, pcap=pcap, plot=not no_plot, progress=progress)
+            res = run_live(source, seed=seed, out=out_arg, pcap=pcap, plot=not no_plot, progress=progress)
         finally:
             bar.close()
-        sim = api.run(simulated_twin(path, seed=seed)) if compare else None
+        sim = api.run(simulated_twin(source, seed=seed)) if compare else None
     if quiet:
         return
     click.echo(f"scenario: {path} (live, kernel {res.summary['kernel']})")
@@ -247,19 +305,35 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
 
 @cli.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@_SET_OPTION
 @click.option("--show", is_flag=True, help="Print the scenario with every default filled in (JSON).")
-def validate(scenario: Path, show: bool) -> None:
-    """Check SCENARIO without running it."""
-    try:
-        filled = api.validate(scenario)
-    except AqmlabError as e:
-        _fail(str(e))
-        return
+def validate(scenario: Path, sets: list[tuple[str, Any]], show: bool) -> None:
+    """Check SCENARIO (a file or a built-in scenario's name) without running it."""
+    with _user_facing_errors():
+        path, source = _scenario_source(scenario, sets)
+        filled = api.validate(source)
     if show:
         click.echo(json.dumps(filled, indent=2))
     else:
         n = sum(int(f.get("count", 1)) for f in filled["flows"])
-        click.echo(f"{scenario}: ok ({n} flows, queue {filled['queue']['kind']})")
+        click.echo(f"{path}: ok ({n} flows, queue {filled['queue']['kind']})")
+
+
+@cli.command()
+@click.argument("name", required=False)
+def scenarios(name: str | None) -> None:
+    """List the built-in scenarios, or print NAME's file (its comment says what it is; redirect it to a
+    file to start your own: aqmlab scenarios rrul > my.toml)."""
+    if name is None:
+        width = max(map(len, builtin_names()))
+        for n in builtin_names():
+            click.echo(f"{n:<{width}}  {builtin_summary(n)}")
+        click.echo("\nrun one with `aqmlab run NAME`; print its file with `aqmlab scenarios NAME`")
+        return
+    path = builtin_path(name)
+    if path is None:
+        _fail(f"no built-in scenario named {name!r}; built-in: {', '.join(builtin_names())}")
+    click.echo(path.read_text(encoding="utf-8"), nl=False)
 
 
 @cli.command()

@@ -8,11 +8,11 @@ the scenario holds there, so a wrong path is fixed without reading the code.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from .exceptions import ScenarioError
 
-__all__ = ["parse_key", "show_key", "set_key"]
+__all__ = ["parse_key", "show_key", "set_key", "with_overrides"]
 
 _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)")
 
@@ -59,3 +59,18 @@ def set_key(scenario: dict[str, Any], tokens: list[str | int], value: Any, label
                     raise ScenarioError(f"{label}: {base} has no {show_key(tokens[:i + 1])}")
                 cur[tok] = {}
             cur = cur[tok]
+
+
+def with_overrides(scenario: Any, overrides: Mapping[str, Any] | Sequence[tuple[str, Any]],
+                   label: str = "override") -> dict[str, Any]:
+    """`scenario` (a path or a dict) as a dict with each key path of `overrides` set to its value, in order:
+    ``with_overrides("my.toml", {"queue.kind": "fq_codel", "flows[0].count": 8})``. The result is not
+    validated (run or validate it); errors about a path name it as ``{label} "{key}"``."""
+    from . import api
+
+    data = api.scenario_dict(scenario)
+    items = overrides.items() if isinstance(overrides, Mapping) else overrides
+    for key, value in items:
+        where = f'{label} "{key}"'
+        set_key(data, parse_key(key, where), api._plain(value, key), where, base="the scenario")
+    return data

@@ -115,10 +115,7 @@ def _load_base(spec: Any, where: Path | None, source: str) -> dict[str, Any]:
     path = Path(spec)
     if where is not None and not path.is_absolute():
         path = where / path
-    if path.suffix.lower() == ".json":
-        text, _ = api.load_scenario(path)
-        return json.loads(text)
-    return _read_toml(path)
+    return api.scenario_dict(path)
 
 
 def load_sweep(sweep: SweepLike) -> Sweep:
