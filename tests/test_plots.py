@@ -76,10 +76,36 @@ def test_plot_of_many_flows_is_a_histogram_not_a_mark_each() -> None:
     n = 20_000
     summary = {"flows": [{"id": i, "goodput_bps": float(i % 97), "delay_p50_s": 0.01 + i % 7 / 1e3,
                           "delay_p95_s": 0.02, "delay_p99_s": 0.03} for i in range(n)],
-               "queues": [], "aggregate": {"goodput_bps": 1.0, "jain_index": 1.0},
-               "simulated_s": 1.0, "measured_s": 1.0}
+               "queues": [], "aggregate": {"goodput_bps": 1.0, "jain_index": 1.0}}
     ts = pd.DataFrame({"time_s": [0.1, 0.2], "queue_pkts": [1, 2], "queue_avg": [float("nan")] * 2})
     fig = run_figure(aqmlab.api.Result(summary, ts))
     assert len(fig.axes[1].patches) <= MAX_BARS
     assert len(fig.axes[2].patches) <= MAX_BARS and not fig.axes[2].lines
+    plt.close(fig)
+
+
+def test_recorded_packets_get_a_delay_cdf_per_class() -> None:
+    """With `output.packet_delays` a fourth panel: one CDF per class tag, each ending at 1 at the tag's
+    largest delay (the builtin RRUL records its down and up probes as tags 1 and 2)."""
+    res = aqmlab.run(aqmlab.with_overrides(aqmlab.builtin_path("rrul"), {"run.duration": "15s"}))
+    fig = run_figure(res)
+    assert len(fig.axes) == 4
+    curves = {line.get_label(): line for line in fig.axes[3].lines}
+    for tag, d in res.packet_delays.groupby("class"):
+        line = curves[f"class {tag} ({len(d):,} packets)"]
+        x, y = line.get_xdata(), line.get_ydata()
+        assert x[-1] == pytest.approx(d["delay_s"].max() * 1e3) and y[-1] == pytest.approx(1.0)
+        assert np.interp(0.5, y, x) == pytest.approx(d["delay_s"].median() * 1e3, rel=0.05)
+    plt.close(fig)
+
+
+def test_reverse_queue_is_drawn_when_data_flows_through_it(result) -> None:
+    labels = lambda fig: [line.get_label() for line in fig.axes[0].lines]  # noqa: E731
+    fig = run_figure(result)  # forward flows only: their ACKs alone use the reverse queue
+    assert "reverse queue (packets)" not in labels(fig) and len(fig.axes) == 3
+    plt.close(fig)
+    res = aqmlab.run({**SCENARIO, "flows": [*SCENARIO["flows"], {"kind": "tcp", "direction": "reverse"}]})
+    fig = run_figure(res)
+    line = next(l for l in fig.axes[0].lines if l.get_label() == "reverse queue (packets)")
+    np.testing.assert_array_equal(line.get_ydata(), res.timeseries["reverse_queue_pkts"])
     plt.close(fig)

@@ -1,4 +1,5 @@
-"""Plots of a run: bottleneck queue over time, goodput per flow and one-way delay per flow."""
+"""Plots of a run: bottleneck queue over time, goodput per flow, one-way delay per flow and, when packets
+were recorded, their delay CDF."""
 
 from __future__ import annotations
 
@@ -43,10 +44,14 @@ def run_figure(result: "Result"):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax_q, ax_g, ax_d) = plt.subplots(3, 1, figsize=(9, 9.5))
-    _queue_panel(ax_q, result.timeseries)
-    _goodput_panel(ax_g, result)
-    _delay_panel(ax_d, result.flows)
+    delays = result.packet_delays
+    with_cdf = not delays.empty and "delay_s" in delays
+    fig, axes = plt.subplots(4 if with_cdf else 3, 1, figsize=(9, 12.5 if with_cdf else 9.5))
+    _queue_panel(axes[0], result)
+    _goodput_panel(axes[1], result)
+    _delay_panel(axes[2], result.flows)
+    if with_cdf:
+        _delay_cdf_panel(axes[3], delays)
     fig.tight_layout()
     return fig
 
@@ -58,20 +63,28 @@ def per_bin_goodput(result: "Result") -> pd.DataFrame | None:
     columns = {fid: f"flow{fid}_goodput_bps" for fid in flows["id"]} if "id" in flows else {}
     if not columns or any(c not in ts for c in columns.values()):
         return None
-    warmup = result.summary["simulated_s"] - result.summary["measured_s"]
+    from .api import seconds
+
+    run = result.summary.get("scenario", {}).get("run", {})  # simulated and live runs both echo it
+    warmup = seconds(run["warmup"]) if "warmup" in run else 0.0
     measured = ts[ts["time_s"] > warmup + 1e-9]  # time_s is each bin's end
     if measured.empty:
         return None
     return measured[list(columns.values())].set_axis(list(columns), axis=1)
 
 
-def _queue_panel(ax, ts: pd.DataFrame) -> None:
+def _queue_panel(ax, result: "Result") -> None:
+    """The forward queue and its average; the reverse queue too when data flows through it."""
+    ts, flows = result.timeseries, result.flows
     ax.plot(ts["time_s"], ts["queue_pkts"], lw=0.8, label="queue (packets)")
     if ts["queue_avg"].notna().any():
         ax.plot(ts["time_s"], ts["queue_avg"], lw=1.2, label="average")
+    reverse_data = "direction" in flows and (flows["direction"] == "reverse").any()
+    if reverse_data and "reverse_queue_pkts" in ts:
+        ax.plot(ts["time_s"], ts["reverse_queue_pkts"], lw=0.8, label="reverse queue (packets)")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("packets")
-    ax.set_title("bottleneck queue")
+    ax.set_title("bottleneck queue" + (" in each direction" if reverse_data else ""))
     ax.legend(loc="upper right")
 
 
@@ -136,3 +149,16 @@ def _delay_panel(ax, flows: pd.DataFrame) -> None:
         ax.set_ylabel("flows")
     ax.legend(loc="best", fontsize="small")
     ax.set_title("one-way delay per flow after warm-up (data packets delivered)")
+
+
+def _delay_cdf_panel(ax, delays: pd.DataFrame) -> None:
+    """The distribution of every recorded packet's one-way delay (``output.packet_delays``), one curve
+    per class tag: Flent's latency CDF."""
+    for tag, d in delays.groupby("class", sort=True):
+        x = np.sort(d["delay_s"].to_numpy(dtype=float)) * 1e3
+        ax.step(x, np.arange(1, len(x) + 1) / len(x), where="post", label=f"class {tag} ({len(x):,} packets)")
+    ax.set_xlabel("one-way delay (ms)")
+    ax.set_ylabel("fraction of packets")
+    ax.set_ylim(0, 1.0)
+    ax.legend(loc="lower right", fontsize="small")
+    ax.set_title("one-way delay CDF of the recorded packets (output.packet_delays), after warm-up")
