@@ -131,3 +131,14 @@ def test_with_overrides_leaves_its_input_alone() -> None:
     assert changed["queue"]["max_p"] == 0.2 and changed["flows"][0]["count"] == 3
     with pytest.raises(ScenarioError, match='override "flows\\[1\\].count": flows has 1 item'):
         with_overrides(base, {"flows[1].count": 3})
+
+
+def test_a_sweep_can_take_a_builtin_as_its_base(tmp_path: Path) -> None:
+    from aqmlab.sweep import load_sweep
+
+    grid = load_sweep({"base": "rtt_fair", "sweep": {"queue.kind": ["fifo", "fq_codel"]}})
+    assert [r.scenario["queue"]["kind"] for r in grid.runs] == ["fifo", "fq_codel"]
+    assert grid.runs[0].scenario["flows"] == aqmlab.api.scenario_dict(builtin_path("rtt_fair"))["flows"]
+    (tmp_path / "rtt_fair").write_text(builtin_path("default").read_text())  # a file of that name wins
+    grid = load_sweep({"base": str(tmp_path / "rtt_fair"), "sweep": {"queue.max_p": [0.2]}})
+    assert grid.runs[0].scenario["queue"]["kind"] == "red"

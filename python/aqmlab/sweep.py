@@ -39,6 +39,7 @@ import pandas as pd
 
 from . import api
 from .exceptions import ScenarioError, SimulationError
+from .library import builtin_path
 from .scenario_keys import parse_key, set_key, show_key
 
 __all__ = ["Sweep", "SweepRun", "SweepOutcome", "load_sweep", "run_sweep", "sweep", "run_id", "run_complete",
@@ -115,6 +116,8 @@ def _load_base(spec: Any, where: Path | None, source: str) -> dict[str, Any]:
     path = Path(spec)
     if where is not None and not path.is_absolute():
         path = where / path
+    if not path.exists() and builtin_path(str(spec)) is not None:
+        path = builtin_path(str(spec))  # a built-in scenario's name, as `aqmlab run NAME` takes it
     return api.scenario_dict(path)
 
 
