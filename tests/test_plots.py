@@ -109,3 +109,26 @@ def test_reverse_queue_is_drawn_when_data_flows_through_it(result) -> None:
     line = next(l for l in fig.axes[0].lines if l.get_label() == "reverse queue (packets)")
     np.testing.assert_array_equal(line.get_ydata(), res.timeseries["reverse_queue_pkts"])
     plt.close(fig)
+
+
+def test_per_flow_tcp_state_adds_a_cwnd_panel() -> None:
+    res = aqmlab.run({**SCENARIO, "output": {"per_flow_tcp_state": True}})
+    fig = run_figure(res)
+    assert len(fig.axes) == 4
+    lines = {line.get_label(): line.get_ydata() for line in fig.axes[3].lines}
+    assert set(lines) == {f"flow{i}" for i in range(4)}
+    for i in range(4):
+        np.testing.assert_array_equal(lines[f"flow{i}"], res.timeseries[f"flow{i}_cwnd_segments"])
+    plt.close(fig)
+
+
+def test_cwnd_of_many_flows_is_a_median_and_a_band() -> None:
+    n = MAX_BOXES + 1
+    res = aqmlab.run({**SCENARIO, "flows": [{"kind": "tcp", "count": n, "start_jitter": "500ms"}],
+                      "output": {"per_flow_tcp_state": True}})
+    fig = run_figure(res)
+    median = next(line for line in fig.axes[3].lines if line.get_label() == "median flow")
+    cwnd = res.timeseries[[f"flow{i}_cwnd_segments" for i in range(n)]]
+    np.testing.assert_allclose(median.get_ydata(), cwnd.median(axis=1))
+    assert len(fig.axes[3].lines) == 1
+    plt.close(fig)

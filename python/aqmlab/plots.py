@@ -36,22 +36,27 @@ def plot_run(result: "Result", path: Path) -> None:
 
 
 def run_figure(result: "Result"):
-    """Three panels: the queue (and its average) over time; goodput per flow after the warm-up, as a box
-    of the flow's per-bin goodput up to ``MAX_BOXES`` flows when the run kept per-flow series, else a bar
-    of its mean (a histogram above ``MAX_BARS`` flows); and each flow's one-way delay percentiles."""
+    """The queue (and its average) over time; goodput per flow after the warm-up, as a box of the flow's
+    per-bin goodput up to ``MAX_BOXES`` flows when the run kept per-flow series, else a bar of its mean (a
+    histogram above ``MAX_BARS`` flows); each flow's one-way delay percentiles; with
+    ``output.per_flow_tcp_state``, each TCP flow's congestion window over time; with
+    ``output.packet_delays``, the recorded packets' delay CDF."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     delays = result.packet_delays
-    with_cdf = not delays.empty and "delay_s" in delays
-    fig, axes = plt.subplots(4 if with_cdf else 3, 1, figsize=(9, 12.5 if with_cdf else 9.5))
-    _queue_panel(axes[0], result)
-    _goodput_panel(axes[1], result)
-    _delay_panel(axes[2], result.flows)
-    if with_cdf:
-        _delay_cdf_panel(axes[3], delays)
+    cwnd = [c for c in result.timeseries.columns if c.startswith("flow") and c.endswith("_cwnd_segments")]
+    panels = [lambda ax: _queue_panel(ax, result), lambda ax: _goodput_panel(ax, result),
+              lambda ax: _delay_panel(ax, result.flows)]
+    if cwnd:
+        panels.append(lambda ax: _cwnd_panel(ax, result.timeseries, cwnd))
+    if not delays.empty and "delay_s" in delays:
+        panels.append(lambda ax: _delay_cdf_panel(ax, delays))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 0.5 + 3 * len(panels)))
+    for draw, ax in zip(panels, axes, strict=True):
+        draw(ax)
     fig.tight_layout()
     return fig
 
@@ -149,6 +154,25 @@ def _delay_panel(ax, flows: pd.DataFrame) -> None:
         ax.set_ylabel("flows")
     ax.legend(loc="best", fontsize="small")
     ax.set_title("one-way delay per flow after warm-up (data packets delivered)")
+
+
+def _cwnd_panel(ax, ts: pd.DataFrame, columns: list[str]) -> None:
+    """Each TCP flow's congestion window (segments, averaged over each bin) up to ``MAX_BOXES`` flows;
+    above, the median over the flows with the band between their 5th and 95th percentiles."""
+    if len(columns) <= MAX_BOXES:
+        for c in columns:
+            ax.plot(ts["time_s"], ts[c], lw=0.7, label=c.removesuffix("_cwnd_segments"))
+        if len(columns) <= 10:
+            ax.legend(loc="upper right", fontsize="small", ncol=2)
+        ax.set_title("congestion window per TCP flow (output.per_flow_tcp_state)")
+    else:
+        lo, med, hi = (ts[columns].quantile(q, axis=1) for q in (0.05, 0.5, 0.95))
+        ax.fill_between(ts["time_s"], lo, hi, alpha=0.3, label="5th–95th percentile of the flows")
+        ax.plot(ts["time_s"], med, lw=1.0, label="median flow")
+        ax.legend(loc="upper right", fontsize="small")
+        ax.set_title(f"congestion window over {len(columns):,} TCP flows (output.per_flow_tcp_state)")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
 
 
 def _delay_cdf_panel(ax, delays: pd.DataFrame) -> None:
