@@ -142,3 +142,8 @@ def test_a_sweep_can_take_a_builtin_as_its_base(tmp_path: Path) -> None:
     (tmp_path / "rtt_fair").write_text(builtin_path("default").read_text())  # a file of that name wins
     grid = load_sweep({"base": str(tmp_path / "rtt_fair"), "sweep": {"queue.max_p": [0.2]}})
     assert grid.runs[0].scenario["queue"]["kind"] == "red"
+
+
+def test_a_name_the_system_cannot_look_up_is_one_line(tmp_path: Path) -> None:
+    proc = run_cli("run", "a" * 300, "--no-plot", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "File name too long" in proc.stderr

@@ -107,19 +107,30 @@ _SET_OPTION = click.option(
          "(key paths as in sweep files; VALUE is read as a TOML value, else taken as a string). Repeatable.")
 
 
+def _missing(path: Path) -> bool:
+    """Whether no file of that name exists; other errors of the lookup are left for the reader to report."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _scenario_source(scenario: Path | None, sets: list[tuple[str, Any]]) -> tuple[Path, api.ScenarioLike]:
     """SCENARIO as given (a file, else a built-in scenario's name, else the default) and what to run: the
     file, or with --set the scenario as a dict with those keys changed, validated here so that an error
     names the file and the changes."""
     if scenario is None:
         path = api.default_scenario_path()
-    elif scenario.exists() or builtin_path(str(scenario)) is None:
-        path = scenario
-        if not path.exists():
-            _fail(f"{path}: no such scenario file, and no built-in scenario has that name (built-in: "
-                  f"{', '.join(builtin_names())}; `aqmlab scenarios` describes them)")
-    else:
+    elif _missing(scenario) and builtin_path(str(scenario)) is not None:
         path = builtin_path(str(scenario))
+    elif _missing(scenario):
+        _fail(f"{scenario}: no such scenario file, and no built-in scenario has that name (built-in: "
+              f"{', '.join(builtin_names())}; `aqmlab scenarios` describes them)")
+    else:  # a file, or a name the system cannot look up (too long, a loop): reading it says which
+        path = scenario
     if not sets:
         return path, path
     changed = with_overrides(path, sets, label="--set")
