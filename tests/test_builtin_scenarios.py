@@ -9,6 +9,7 @@ import aqmlab
 import pytest
 from aqmlab import ScenarioError, builtin_names, builtin_path, with_overrides
 from aqmlab.library import builtin_summary
+from aqmlab.metrics import jain_index
 
 from conftest import run_cli
 
@@ -147,3 +148,12 @@ def test_a_sweep_can_take_a_builtin_as_its_base(tmp_path: Path) -> None:
 def test_a_name_the_system_cannot_look_up_is_one_line(tmp_path: Path) -> None:
     proc = run_cli("run", "a" * 300, "--no-plot", cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "File name too long" in proc.stderr
+
+
+def test_summary_line_gives_jain_per_kind_when_kinds_mix(tmp_path: Path) -> None:
+    """tcp_4up's probe takes 8 kb/s by design; the all-flow index would call four even TCP flows unfair."""
+    proc = run_cli("run", "tcp_4up", "--out", str(tmp_path / "r"), "--no-plot")
+    assert proc.returncode == 0, proc.stderr
+    flows = json.loads((tmp_path / "r" / "summary.json").read_text())["flows"]
+    tcp = [f["goodput_bps"] for f in flows if f["kind"] == "tcp"]
+    assert f"; {jain_index(tcp):.4f} over the tcp flows" in proc.stdout

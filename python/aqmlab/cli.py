@@ -20,6 +20,7 @@ import click
 from . import api
 from .exceptions import AqmlabError, ScenarioError
 from .library import builtin_names, builtin_path, builtin_summary
+from .metrics import jain_by_kind
 from .scenario_keys import with_overrides
 
 
@@ -194,7 +195,10 @@ def run(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, see
     click.echo(f"scenario: {path}" + "".join(f" --set {k}={json.dumps(v)}" for k, v in sets))
     click.echo(f"simulated {res.summary['simulated_s']:.1f} s in {res.wall_seconds:.3f} s wall "
                f"({res.summary['events']:,} events)")
-    click.echo(f"goodput {agg['goodput_bps'] / 1e6:.3f} Mb/s over {agg['flows']} flows, Jain index {agg['jain_index']:.4f}")
+    by_kind = jain_by_kind(res.flows) if res.flows["kind"].nunique() > 1 else {}
+    per_kind = "".join(f"; {j:.4f} over the {kind} flows" for kind, j in by_kind.items())
+    click.echo(f"goodput {agg['goodput_bps'] / 1e6:.3f} Mb/s over {agg['flows']} flows, Jain index {agg['jain_index']:.4f}"
+               + per_kind)
     click.echo(f"bottleneck ({q['kind']}): mean queue {q['mean_len_packets']:.1f} pkts, drops {q['drops']:,} "
                f"(early {q['drops_early']:,}, forced {q['drops_forced']:,}, overflow {q['drops_overflow']:,}), "
                f"utilization {q['utilization']:.3f}")

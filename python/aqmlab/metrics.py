@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-__all__ = ["jain_index"]
+__all__ = ["jain_index", "jain_by_kind"]
 
 
 def jain_index(values: Sequence[float]) -> float:
@@ -21,3 +21,16 @@ def jain_index(values: Sequence[float]) -> float:
     if squares == 0:
         return 0.0
     return sum(values) ** 2 / (len(values) * squares)
+
+
+def jain_by_kind(flows) -> dict[str, float]:
+    """Jain's index of each flow kind's goodputs (a data frame with `kind` and `goodput_bps`), for kinds
+    with at least two flows: the all-flow index mixes bulk TCP with, say, a 8 kb/s latency probe, which
+    is unfair by design.
+
+    >>> import pandas as pd
+    >>> jain_by_kind(pd.DataFrame({"kind": ["tcp", "tcp", "udp-cbr"], "goodput_bps": [1.0, 1.0, 0.01]}))
+    {'tcp': 1.0}
+    """
+    return {kind: jain_index(g["goodput_bps"].tolist())
+            for kind, g in flows.groupby("kind", sort=True) if len(g) >= 2}

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .metrics import jain_by_kind
+
 if TYPE_CHECKING:
     from .api import Result
 
@@ -97,6 +99,8 @@ def _goodput_panel(ax, result: "Result") -> None:
     flows, agg = result.flows, result.aggregate
     bins = per_bin_goodput(result) if len(flows) <= MAX_BOXES else None
     title = f"goodput after warm-up: total {agg['goodput_bps'] / 1e6:.2f} Mb/s, Jain {agg['jain_index']:.3f}"
+    if "kind" in flows and flows["kind"].nunique() > 1:
+        title += "".join(f" ({j:.3f} over {kind})" for kind, j in jain_by_kind(flows).items())
     if bins is not None:
         ax.bxp([_box_stats(bins[fid] / 1e6, fid, mean / 1e6)
                 for fid, mean in zip(flows["id"], flows["goodput_bps"], strict=True)],
