@@ -1,8 +1,10 @@
-"""The sweep's delay–goodput graph (RFC 7928 §2.7, docs/sweep.md): the 1σ covariance ellipse as a
-pure function, the grouping into configurations, and delay_goodput.png from a real sweep."""
+"""The sweep's graphs (docs/sweep.md): the delay–goodput graph (RFC 7928 §2.7) — the 1σ covariance ellipse
+as a pure function, the grouping into configurations, and delay_goodput.png from a real sweep — and the
+per-flow goodput boxes of flow_goodput.png from the per-flow table sweep_flows.parquet."""
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -11,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.sweep import load_sweep
+from aqmlab.sweep import FLOW_TABLE_FILE, load_sweep
+from aqmlab.sweep_flow_plot import FLOW_PLOT_FILE, flow_boxes
 from aqmlab.sweep_plot import MAX_LEGEND, PLOT_FILE, configurations, covariance_ellipse, plot_delay_goodput
 from conftest import run_cli
 from test_sweep import TINY_BASE
@@ -128,7 +131,7 @@ def plotted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     out = tmp / "store"
     proc = run_cli("sweep", str(path), "--out", str(out), "--workers", "2")
     assert proc.returncode == 0, proc.stderr
-    assert f"plot: {out / PLOT_FILE}" in proc.stdout
+    assert f"plots: {out / PLOT_FILE}, {out / FLOW_PLOT_FILE}" in proc.stdout
     return path, out
 
 
@@ -151,27 +154,68 @@ def test_no_plot_writes_none_and_removes_an_earlier_one(plotted: tuple[Path, Pat
     proc = run_cli("sweep", str(path), "--out", str(out), "--no-plot")
     assert proc.returncode == 0, proc.stderr
     assert "6 runs: 6 reused" in proc.stdout and "plot:" not in proc.stdout
-    assert not (out / PLOT_FILE).exists()
+    assert not (out / PLOT_FILE).exists() and not (out / FLOW_PLOT_FILE).exists()
     fresh = tmp_path / "fresh"
     proc = run_cli("sweep", str(path), "--out", str(fresh), "--workers", "2", "--no-plot", "-q")
     assert proc.returncode == 0, proc.stderr
     assert (fresh / "sweep.parquet").exists() and not (fresh / PLOT_FILE).exists()
+    assert (fresh / FLOW_TABLE_FILE).exists() and not (fresh / FLOW_PLOT_FILE).exists()
 
 
 def test_resumed_and_repeated_sweeps_draw_the_same_png(plotted: tuple[Path, Path], tmp_path: Path) -> None:
     """A resumed sweep redraws the plot from the whole table: after a run is lost and recomputed the
     PNG is byte for byte the first one; so is a second sweep from scratch into another directory."""
     path, store = plotted
-    first = (store / PLOT_FILE).read_bytes()
+    first, first_flows = (store / PLOT_FILE).read_bytes(), (store / FLOW_PLOT_FILE).read_bytes()
     out = tmp_path / "store"
     shutil.copytree(store, out)
     shutil.rmtree(out / "runs" / load_sweep(path).runs[4].run_id)
     (out / PLOT_FILE).write_bytes(b"stale")
+    (out / FLOW_PLOT_FILE).write_bytes(b"stale")
     proc = run_cli("sweep", str(path), "--out", str(out), "--workers", "1")
     assert proc.returncode == 0, proc.stderr
     assert "computed 1, reused 5" in proc.stdout
-    assert (out / PLOT_FILE).read_bytes() == first
+    assert (out / PLOT_FILE).read_bytes() == first and (out / FLOW_PLOT_FILE).read_bytes() == first_flows
     again = tmp_path / "again"
     proc = run_cli("sweep", str(path), "--out", str(again), "--workers", "2", "-q")
     assert proc.returncode == 0, proc.stderr
-    assert (again / PLOT_FILE).read_bytes() == first
+    assert (again / PLOT_FILE).read_bytes() == first and (again / FLOW_PLOT_FILE).read_bytes() == first_flows
+
+
+# ---- the per-flow table and flow_goodput.png ----
+
+def test_per_flow_table_is_every_flow_of_every_run(plotted: tuple[Path, Path]) -> None:
+    path, out = plotted
+    flows = pd.read_parquet(out / FLOW_TABLE_FILE)
+    for run in load_sweep(path).runs:
+        summary = json.loads((out / "runs" / run.run_id / "summary.json").read_text())
+        mine = flows[flows["run_id"] == run.run_id].sort_values("flow")
+        assert mine["flow"].tolist() == [f["id"] for f in summary["flows"]]
+        assert mine["goodput_bps"].tolist() == [f["goodput_bps"] for f in summary["flows"]]
+        assert mine["delay_p99_s"].tolist() == [f["delay_p99_s"] for f in summary["flows"]]
+        assert (mine["queue.kind"] == run.params["queue.kind"]).all() and (mine["run.seed"] == run.params["run.seed"]).all()
+    data = (out / FLOW_PLOT_FILE).read_bytes()
+    assert data.startswith(PNG_MAGIC) and b"Software" not in data
+
+
+def test_flow_boxes_pool_the_seeds_of_a_configuration(plotted: tuple[Path, Path]) -> None:
+    """The tiny base has TCP flows and a Poisson UDP flow: a box per queue kind and flow kind, each
+    holding that kind's flows of all 3 seeds."""
+    path, out = plotted
+    flows = pd.read_parquet(out / FLOW_TABLE_FILE)
+    boxes = dict(flow_boxes(flows, load_sweep(path).keys))
+    assert list(boxes) == [f"queue.kind={q} · {k}" for q in ("droptail", "codel") for k in ("tcp", "udp-poisson")]
+    for label, goodput in boxes.items():
+        q, k = label.removeprefix("queue.kind=").split(" · ")
+        pooled = flows[(flows["queue.kind"] == q) & (flows["kind"] == k)]
+        assert sorted(goodput) == pytest.approx(sorted(pooled["goodput_bps"] / 1e6))
+        assert pooled["run_id"].nunique() == 3
+
+
+def test_flow_boxes_split_kinds_and_skip_flows_without_goodput() -> None:
+    flows = pd.DataFrame({"run_id": ["a"] * 4 + ["b"] * 4, "q": ["red"] * 4 + ["pie"] * 4,
+                          "kind": ["tcp", "tcp", "udp-cbr", "tcp"] * 2,
+                          "goodput_bps": [1e6, 3e6, 5e5, float("nan"), 2e6, 2e6, 1e5, 2e6]})
+    boxes = flow_boxes(flows, ["q"])
+    assert [label for label, _ in boxes] == ["q=red · tcp", "q=red · udp-cbr", "q=pie · tcp", "q=pie · udp-cbr"]
+    assert boxes[0][1].tolist() == [1.0, 3.0] and boxes[2][1].tolist() == [2.0, 2.0, 2.0]

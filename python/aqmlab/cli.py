@@ -259,14 +259,15 @@ def live(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, se
 @click.argument("sweep_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out", type=str, default=None,
               help="Sweep directory (default: results/<sweep file name>): runs/<id>/ per run, sweep.parquet, "
-                   "sweep.csv, delay_goodput.png. Runs already complete there are reused.")
+                   "sweep.csv, sweep_flows.parquet, delay_goodput.png, flow_goodput.png. Runs already complete there are "
+                   "reused.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="A running Dask scheduler (tcp://host:8786); default: a local cluster of worker processes.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes of the local cluster (default: the CPU count).")
 @click.option("--retries", type=click.IntRange(min=0), default=1, show_default=True,
               help="Times a run is retried when it or its worker fails.")
-@click.option("--no-plot", is_flag=True, help="Skip delay_goodput.png (and remove an earlier one).")
+@click.option("--no-plot", is_flag=True, help="Skip delay_goodput.png and flow_goodput.png (and remove earlier ones).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
 def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int | None, retries: int,
           no_plot: bool, quiet: bool) -> None:
@@ -315,7 +316,7 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
     if not quiet:
         click.echo(f"computed {outcome.computed}, reused {outcome.reused}; "
                    f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/"
-                   + ("" if no_plot else f"; plot: {out_dir / 'delay_goodput.png'}"))
+                   + ("" if no_plot else f"; plots: {out_dir / 'delay_goodput.png'}, {out_dir / 'flow_goodput.png'}"))
 
 
 @cli.command()

@@ -8,8 +8,10 @@ running scheduler's address); each finished run is written by the client, atomic
 ``aqmlab run --out DIR --no-plot`` writes, byte for byte (``wall_seconds`` aside), plus
 ``params.json`` with the swept values and a checksum of every file. A rerun into the same ``OUT``
 reuses every run whose directory is complete and computes the others. At the end ``sweep.parquet``
-and ``sweep.csv`` hold one row per run: its parameters and summary numbers, and, unless
-``plot=False``, ``delay_goodput.png`` draws them as RFC 7928's delay–goodput graph (:mod:`.sweep_plot`).
+and ``sweep.csv`` hold one row per run: its parameters and summary numbers; ``sweep_flows.parquet``
+one row per flow of each run; and, unless ``plot=False``, ``delay_goodput.png`` draws the runs as RFC
+7928's delay–goodput graph (:mod:`.sweep_plot`) and ``flow_goodput.png`` the flows' goodputs per
+configuration (:mod:`.sweep_flow_plot`).
 
 >>> s = load_sweep({"base": {"run": {"duration": "1s"},
 ...                          "topology": {"bottleneck": {"rate": "10Mbps"}},
@@ -50,12 +52,15 @@ SweepLike = str | os.PathLike | Mapping[str, Any]
 RUNS_DIR = "runs"
 PARAMS_FILE = "params.json"
 TABLE_FILES = ("sweep.parquet", "sweep.csv")
+FLOW_TABLE_FILE = "sweep_flows.parquet"
 
 # Summary numbers copied into the combined table: the aggregate, and the forward bottleneck's queue.
 _AGGREGATE_KEYS = ("goodput_bps", "forward_goodput_bps", "jain_index", "flows")
 _QUEUE_KEYS = ("arrivals", "drops", "drops_early", "drops_forced", "drops_overflow", "marks", "drop_rate",
                "mean_len_packets", "mean_len_bytes", "mean_sojourn_s", "p99_sojourn_s", "utilization")
 _FLOW_SUMS = ("retransmits", "timeouts")
+# Per-flow numbers copied into the per-flow table, one row per flow of each run.
+_FLOW_KEYS = ("kind", "direction", "goodput_bps", "delay_p50_s", "delay_p99_s", "drops", "retransmits", "timeouts")
 
 
 @dataclass(frozen=True)
@@ -273,39 +278,53 @@ def _row(run: SweepRun, summary: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _table(sweep: Sweep, runs_dir: Path) -> pd.DataFrame:
-    rows = []
+def _flow_rows(run: SweepRun, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    params = {k: _cell(v) for k, v in run.params.items()}
+    return [{"run_id": run.run_id, **params, "flow": f["id"], **{k: f.get(k) for k in _FLOW_KEYS}}
+            for f in summary["flows"]]
+
+
+def _tables(sweep: Sweep, runs_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The combined table (a row per complete run) and the per-flow table (a row per flow of each)."""
+    rows, flow_rows = [], []
     for run in sweep.runs:
         summary_path = runs_dir / run.run_id / "summary.json"
         if run_complete(runs_dir / run.run_id, run):
-            rows.append(_row(run, json.loads(summary_path.read_text())))
-    df = pd.DataFrame(rows)
+            summary = json.loads(summary_path.read_text())
+            rows.append(_row(run, summary))
+            flow_rows.extend(_flow_rows(run, summary))
+    df, flows = pd.DataFrame(rows), pd.DataFrame(flow_rows)
     for key in sweep.keys:  # a column mixing types (100 and "150KB") is stored as text
         types = {type(v) for v in df[key]} if key in df else set()
         if len(types) > 1 and not types <= {int, float}:
             df[key] = df[key].astype(str)
-    return df
+            flows[key] = flows[key].astype(str)
+    return df, flows
 
 
-def _write_table(df: pd.DataFrame, out: Path) -> None:
-    for name in TABLE_FILES:
+def _write_tables(df: pd.DataFrame, flows: pd.DataFrame, out: Path) -> None:
+    for name, frame in [*((n, df) for n in TABLE_FILES), (FLOW_TABLE_FILE, flows)]:
         tmp = out / f".{name}.partial-{os.getpid()}"
         if name.endswith(".parquet"):
-            df.to_parquet(tmp, index=False)
+            frame.to_parquet(tmp, index=False)
         else:
-            df.to_csv(tmp, index=False)
+            frame.to_csv(tmp, index=False)
         os.replace(tmp, out / name)
 
 
-def _write_plot(table: pd.DataFrame, keys: list[str], out: Path, plot: bool) -> None:
-    """Draws ``delay_goodput.png`` from the table just written; without ``plot``, removes one an
-    earlier run of the sweep left, so that the directory never holds a plot of another table."""
+def _write_plots(table: pd.DataFrame, flows: pd.DataFrame, keys: list[str], out: Path, plot: bool) -> None:
+    """Draws ``delay_goodput.png`` and ``flow_goodput.png`` from the tables just written; without ``plot``,
+    removes those an earlier run of the sweep left, so that the directory never holds a plot of another
+    table."""
+    from .sweep_flow_plot import FLOW_PLOT_FILE, plot_flow_goodput
     from .sweep_plot import PLOT_FILE, plot_delay_goodput
 
     if plot:
         plot_delay_goodput(table, keys, out / PLOT_FILE)
+        plot_flow_goodput(flows, keys, out / FLOW_PLOT_FILE)
     else:
         (out / PLOT_FILE).unlink(missing_ok=True)
+        (out / FLOW_PLOT_FILE).unlink(missing_ok=True)
 
 
 # ---- running ----
@@ -386,9 +405,9 @@ def run_sweep(
             client.close()
         if cluster is not None:
             cluster.close()
-    table = _table(loaded, runs_dir)
-    _write_table(table, out)
-    _write_plot(table, loaded.keys, out, plot)
+    table, flows = _tables(loaded, runs_dir)
+    _write_tables(table, flows, out)
+    _write_plots(table, flows, loaded.keys, out, plot)
     return SweepOutcome(table, reused, len(todo) - len(failed), failed)
 
 
@@ -408,8 +427,8 @@ def sweep(
     sweep : path or dict
         A sweep file (TOML: ``base`` and ``[sweep]``, docs/sweep.md), or a dict with the same keys.
     out : path
-        The results store: ``runs/<id>/`` per run, ``sweep.parquet``, ``sweep.csv`` and
-        ``delay_goodput.png``. Runs already complete there are reused, not recomputed.
+        The results store: ``runs/<id>/`` per run, ``sweep.parquet``, ``sweep.csv``, ``sweep_flows.parquet``,
+        ``delay_goodput.png`` and ``flow_goodput.png``. Runs already complete there are reused, not recomputed.
     scheduler : str, optional
         Address of a running Dask scheduler (``tcp://host:8786``); default: a LocalCluster.
     workers : int, optional
@@ -417,7 +436,8 @@ def sweep(
     retries : int
         Times Dask retries a run whose worker failed or died.
     plot : bool
-        Draw ``delay_goodput.png`` (RFC 7928 §2.7's delay–goodput graph) after the table.
+        Draw ``delay_goodput.png`` (RFC 7928 §2.7's delay–goodput graph) and ``flow_goodput.png`` (per-flow
+        goodput boxes) after the tables.
 
     Raises
     ------
