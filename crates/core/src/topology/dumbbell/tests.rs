@@ -1,0 +1,279 @@
+use crate::engine::Dur;
+use crate::scenario::parse_toml;
+
+/// 4 MPEG flows and 4 BULK TCP flows with a 6 Mb/s UDP blast through a 10 Mb/s drop-tail
+/// queue of 50 packets: every kind of flow loses packets, and MPEG loses frames (seed 3: about
+/// 3–15 % of the frames sent are incomplete, 10–50 % not playable).
+const MIX: &str = r#"
+[run]
+duration = "20s"
+warmup = "5s"
+seed = 3
+
+[topology]
+bottleneck = { rate = "10Mbps", delay = "5ms" }
+
+[queue]
+kind = "droptail"
+limit = 50
+
+[output]
+bin = "1s"
+per_flow_timeseries = true
+
+[[flows]]
+kind = "mpeg"
+count = 4
+
+[[flows]]
+kind = "tcp"
+count = 4
+
+[[flows]]
+kind = "udp-cbr"
+rate = "6Mbps"
+packet_size = "1000B"
+"#;
+
+fn run(text: &str) -> crate::run::RunOutput {
+    crate::run::simulate(&parse_toml(text).unwrap(), None, |_| true).unwrap()
+}
+
+fn f64_of(v: &serde_json::Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+/// Bins after the warm-up (bin ends in (5, 20] s): 15 of them.
+const WINDOW: std::ops::Range<usize> = 5..20;
+
+#[test]
+fn mpeg_frame_rate_bins_average_to_the_period_rates_up_to_frames_in_flight_at_the_warmup() {
+    let out = run(MIX);
+    let s = &out.series;
+    assert_eq!(s.time_s.len(), 20);
+    let flows = out.summary["flows"].as_array().unwrap();
+    // Only the MPEG flows (ids 0..4) get frame-rate series.
+    let ids: Vec<u32> = s.flow_actual_fps.iter().map(|(i, _)| *i).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3]);
+    assert_eq!(s.flow_playable_fps.iter().map(|(i, _)| *i).collect::<Vec<_>>(), ids);
+    let mut lost_some = false;
+    for ((i, actual), (_, playable)) in s.flow_actual_fps.iter().zip(&s.flow_playable_fps) {
+        let f = &flows[*i as usize];
+        assert_eq!(f["kind"], "mpeg");
+        // Bins count frames by arrival (actual) or by the instant they became decodable
+        // (playable); the period counts frames *sent* in [5, 20) s. The sums over the window
+        // differ only by frames sent before 5 s that finished after it: those in flight then
+        // (one-way delay ≤ 50 × 1.2 ms queue + 5 ms + access ≈ 0.07 s, ≤ 3 frames at 30 fps)
+        // and, for playable, the ≤ 2 B frames waiting for the next reference. Frames finishing
+        // exactly at 20 s would fall outside the last bin (not seen here: the difference is ≥ 0).
+        for (bins, key, max_extra) in [(actual, "frames_complete", 3.0), (playable, "frames_playable", 5.0)] {
+            let in_window: f64 = bins[WINDOW].iter().sum::<f64>(); // 1-s bins: frames
+            let period = f64_of(f, key);
+            let extra = in_window - period;
+            assert!((0.0..=max_extra).contains(&extra), "flow {i} {key}: bins {in_window} vs period {period}");
+            // Mean over the window's bins against the period rate (15 s active).
+            let rate_key = if key == "frames_complete" { "mpeg_actual_fps" } else { "mpeg_playable_fps" };
+            let mean = in_window / 15.0;
+            assert!((mean - f64_of(f, rate_key)).abs() <= max_extra / 15.0 + 1e-9, "flow {i} {rate_key}");
+        }
+        lost_some |= f64_of(f, "frames_playable") < f64_of(f, "frames_sent") - 3.0;
+        assert!(actual.iter().zip(playable.iter()).map(|(a, p)| a - p).sum::<f64>() >= 0.0);
+    }
+    assert!(lost_some, "the blast should cost frames, or this test checks nothing about losses");
+}
+
+#[test]
+fn offered_load_is_what_crossed_plus_what_was_dropped_up_to_one_queue_at_the_edges() {
+    let out = run(MIX);
+    let s = &out.series;
+    let flows = out.summary["flows"].as_array().unwrap();
+    assert_eq!(s.flow_offered_bps.len(), 9);
+    let bytes = |v: &[f64]| v.iter().sum::<f64>() / 8.0; // 1-s bins: bytes
+    // UDP CBR (flow 8): fixed 1000-B wire packets, so bytes dropped = drops × 1000 exactly.
+    // Arrivals in the window = transmitted in it + dropped in it + (in queue or on the wire
+    // at 20 s) − (those at 5 s): the difference is at most a full queue plus the packet on
+    // the wire, 51 × 1000 B.
+    let udp = &flows[8];
+    let offered = bytes(&s.flow_offered_bps[8][WINDOW]);
+    let crossed = f64_of(udp, "throughput_bps") * 15.0 / 8.0;
+    let dropped = f64_of(udp, "drops") * 1000.0;
+    assert!(dropped >= 50_000.0, "the blast should cost UDP packets too, got {dropped} B");
+    assert!((offered - (crossed + dropped)).abs() <= 51.0 * 1000.0, "offered {offered} crossed {crossed} dropped {dropped}");
+    for (i, f) in flows.iter().enumerate() {
+        // Over the whole run every delivered payload byte was offered as a larger wire packet.
+        let all_offered = bytes(&s.flow_offered_bps[i]);
+        let all_delivered = bytes(&s.flow_goodput_bps[i]);
+        assert!(all_offered > all_delivered, "flow {i}: offered {all_offered} delivered {all_delivered}");
+        // And over the window, at least what crossed the link, minus what was queued at 5 s.
+        let crossed = f64_of(f, "throughput_bps") * 15.0 / 8.0;
+        assert!(bytes(&s.flow_offered_bps[i][WINDOW]) >= crossed - 51.0 * 1500.0, "flow {i}");
+    }
+    // TCP keeps offering more than it gets through under the blast.
+    let tcp_offered: f64 = (4..8).map(|i| bytes(&s.flow_offered_bps[i][WINDOW])).sum();
+    let tcp_crossed: f64 = (4..8).map(|i| f64_of(&flows[i], "throughput_bps") * 15.0 / 8.0).sum();
+    assert!(tcp_offered > tcp_crossed, "tcp offered {tcp_offered} crossed {tcp_crossed}");
+}
+
+#[test]
+fn per_flow_drop_bins_add_up_to_each_flows_drops_after_the_warm_up() {
+    let out = run(MIX);
+    let flows = out.summary["flows"].as_array().unwrap();
+    let mut any = false;
+    for (i, f) in flows.iter().enumerate() {
+        let in_window: f64 = out.series.flow_drops[i][WINDOW].iter().sum();
+        assert_eq!(in_window, f64_of(f, "drops"), "flow {i}");
+        any |= in_window > 0.0;
+    }
+    assert!(any, "the mix must drop packets, or this test checks nothing");
+}
+
+#[test]
+fn per_flow_series_are_absent_when_off_and_identical_on_a_rerun() {
+    let off = run(&MIX.replace("per_flow_timeseries = true", "per_flow_timeseries = false"));
+    assert!(off.series.flow_offered_bps.is_empty() && off.series.flow_actual_fps.is_empty());
+    assert!(off.series.flow_playable_fps.is_empty() && off.series.flow_goodput_bps.is_empty());
+    let (a, b) = (run(MIX), run(MIX));
+    assert_eq!(a.series.flow_offered_bps, b.series.flow_offered_bps);
+    assert_eq!(a.series.flow_actual_fps, b.series.flow_actual_fps);
+    assert_eq!(a.series.flow_playable_fps, b.series.flow_playable_fps);
+    // Switching the series on changes nothing else.
+    assert_eq!(a.summary["flows"], off.summary["flows"]);
+}
+
+/// Three bulk NewReno flows (sender access delays 1, 4, 15 ms), one `repeat` flow of
+/// exponential transfers from 2 s, and 1 Mb/s of CBR UDP through a 10 Mb/s drop-tail queue of
+/// 40 packets, with `output.per_flow_tcp_state`. Every ACK is immediate (`delayed_ack =
+/// false`) and windows are capped at 64 segments, so RTT samples have hand-computable bounds.
+const TCP_STATE: &str = r#"
+[run]
+duration = "20s"
+warmup = "5s"
+seed = 4
+
+[topology]
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+access = { rate = "1Gbps", delay = "1ms" }
+
+[queue]
+kind = "droptail"
+limit = 40
+
+[output]
+bin = "100ms"
+per_flow_timeseries = false
+per_flow_tcp_state = true
+
+[[flows]]
+kind = "tcp"
+count = 3
+delayed_ack = false
+max_window = "92672B"
+access_delay = ["1ms", "4ms", "15ms"]
+
+[[flows]]
+kind = "tcp"
+start = "2s"
+delayed_ack = false
+max_window = "92672B"
+size = "100KB"
+size_dist = "exponential"
+repeat = true
+
+[[flows]]
+kind = "udp-cbr"
+rate = "1Mbps"
+packet_size = "1000B"
+"#;
+
+/// Bins after the warm-up of `TCP_STATE` (bin ends in (5, 20] s, 100-ms bins).
+const TCP_WINDOW: std::ops::Range<usize> = 50..200;
+
+/// Bit patterns, so that NaN bins compare equal on a rerun.
+fn bits(series: &[(u32, Vec<f64>)]) -> Vec<(u32, Vec<u64>)> {
+    series.iter().map(|(i, v)| (*i, v.iter().map(|x| x.to_bits()).collect())).collect()
+}
+
+#[test]
+fn tcp_state_series_are_absent_when_off_and_identical_on_a_rerun() {
+    let off = run(&TCP_STATE.replace("per_flow_tcp_state = true", "per_flow_tcp_state = false"));
+    assert!(off.series.flow_cwnd_segments.is_empty() && off.series.flow_srtt_s.is_empty());
+    let (a, b) = (run(TCP_STATE), run(TCP_STATE));
+    // The TCP flows (0..4) only, in id order; the UDP flow (4) has none.
+    let ids: Vec<u32> = a.series.flow_cwnd_segments.iter().map(|(i, _)| *i).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3]);
+    assert_eq!(a.series.flow_srtt_s.iter().map(|(i, _)| *i).collect::<Vec<_>>(), ids);
+    for (_, v) in a.series.flow_cwnd_segments.iter().chain(&a.series.flow_srtt_s) {
+        assert_eq!(v.len(), 200);
+    }
+    assert_eq!(bits(&a.series.flow_cwnd_segments), bits(&b.series.flow_cwnd_segments));
+    assert_eq!(bits(&a.series.flow_srtt_s), bits(&b.series.flow_srtt_s));
+    // Switching the series on changes nothing else.
+    assert_eq!(a.summary["flows"], off.summary["flows"]);
+    assert_eq!(a.summary["queues"], off.summary["queues"]);
+    assert_eq!(a.series.queue_pkts, off.series.queue_pkts);
+}
+
+#[test]
+fn cwnd_bins_average_to_mean_cwnd_segments_over_the_window() {
+    let out = run(TCP_STATE);
+    let flows = out.summary["flows"].as_array().unwrap();
+    assert!((out.series.time_s[TCP_WINDOW.start] - 5.1).abs() < 1e-9, "first bin after the warm-up ends at 5.1 s");
+    for (i, cwnd) in &out.series.flow_cwnd_segments {
+        // Both are ∫ cwnd dt over [5 s, 20 s) of the same step function (the window after each
+        // call into the sender), one split at the sender's events, the other also at the 150
+        // bin edges: they differ only by f64 rounding of ~10⁵ products and sums, relative
+        // error well below 1e-9.
+        let bins = cwnd[TCP_WINDOW].iter().sum::<f64>() / 150.0;
+        let period = f64_of(&flows[*i as usize], "mean_cwnd_segments");
+        assert!(period > 1.0, "flow {i}: mean cwnd {period}");
+        assert!((bins - period).abs() <= 1e-9 * period, "flow {i}: bins {bins} vs mean_cwnd_segments {period}");
+        // Not bounded by `max_window`: that caps the flight, and a sender limited by it keeps
+        // growing its window (so the max of a 64-segment flow can be far above 64).
+        assert!(cwnd.iter().all(|w| w.is_finite() && *w >= 0.0), "flow {i}: window finite and ≥ 0");
+    }
+    // The repeat flow starts at 2 s: its window is 0 until then (as in its integral) and
+    // restarts at the initial window with each transfer.
+    let repeat = &out.series.flow_cwnd_segments[3].1;
+    assert!(repeat[..20].iter().all(|w| *w == 0.0));
+    assert!(repeat[20] > 0.0);
+}
+
+#[test]
+fn srtt_lies_between_the_base_rtt_and_the_base_rtt_plus_a_full_drop_tail_queue() {
+    let out = run(TCP_STATE);
+    let tx = |bytes: u32, rate: f64| Dur::transmission(bytes, rate).as_secs_f64();
+    let (data, ack, access, bottleneck) = (1500, 52, 1e9, 10e6);
+    // One-way propagation + serialisation of a 1500-B segment on sender access, bottleneck
+    // and receiver access, and of its 52-B ACK on the same three links back.
+    let serialisation =
+        2.0 * tx(data, access) + tx(data, bottleneck) + 2.0 * tx(ack, access) + tx(ack, bottleneck);
+    // Queueing, at most: a segment accepted by the drop-tail queue waits behind ≤ 39 others
+    // and the rest of the one on the wire, < 40 × 1.2 ms; at its sender's access link behind
+    // ≤ 64 segments in flight plus as many retransmissions, 128 × 12 µs. Nothing else queues:
+    // receivers share one access delay, so ACKs reach the reverse bottleneck at least a
+    // forward transmission time (1.2 ms ≫ 41.6 µs) apart, and every ACK is immediate. Karn's
+    // rule keeps samples away from retransmitted segments, and SRTT, an EWMA of samples
+    // (rounded down in integer ns), stays within their range.
+    let max_queueing = 40.0 * tx(data, bottleneck) + 128.0 * tx(data, access);
+    for (i, srtt) in &out.series.flow_srtt_s {
+        let sender_access = [0.001, 0.004, 0.015, 0.001][*i as usize];
+        let base = 2.0 * (sender_access + 0.010 + 0.001) + serialisation;
+        let mut seen = 0;
+        for (t, r) in out.series.time_s.iter().zip(srtt).filter(|(_, r)| !r.is_nan()) {
+            assert!(*r >= base - 1e-12, "flow {i} at {t} s: srtt {r} below base RTT {base}");
+            assert!(*r <= base + max_queueing + 1e-12, "flow {i} at {t} s: srtt {r} above {}", base + max_queueing);
+            seen += 1;
+        }
+        assert!(seen >= 100, "flow {i}: only {seen} bins with an RTT sample");
+    }
+    // NaN before the first RTT sample: the repeat flow starts at 2 s.
+    let repeat = &out.series.flow_srtt_s[3].1;
+    assert!(repeat[..20].iter().all(|r| r.is_nan()));
+    // Bulk flows start at 0 and have a sample after one RTT (< 100 ms); none is ever lost.
+    for (_, srtt) in &out.series.flow_srtt_s[..3] {
+        assert!(srtt.iter().all(|r| !r.is_nan()));
+    }
+    // The queue does build: some bulk flow's SRTT is well above its base RTT at some point.
+    let most = out.series.flow_srtt_s[..3].iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
+    assert!(most > 2.0 * (0.015 + 0.011) + 0.020, "max srtt {most}: no queueing, so the bound checks little");
+}
