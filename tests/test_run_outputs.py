@@ -179,7 +179,7 @@ def test_per_flow_cwnd_bins_average_to_mean_cwnd_segments_in_flows_csv(tmp_path:
 
 def test_per_flow_srtt_lies_between_base_rtt_and_base_plus_full_drop_tail_queue() -> None:
     """Access delays 1 and 30 ms make the two flows' ranges disjoint, so a column given to the
-    wrong flow fails too. The bound's terms are argued in crates/core/src/topology/dumbbell.rs."""
+    wrong flow fails too. The bound's terms are argued in crates/core/src/topology/dumbbell/ (sampling.rs, tests.rs)."""
     ts = aqmlab.run(TCP_STATE, plot=False).timeseries
 
     def tx(size: int, rate: float) -> float:
