@@ -16,7 +16,6 @@ import math
 import os
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -33,7 +32,9 @@ ScenarioLike = str | os.PathLike | Mapping[str, Any]
 
 def default_scenario_path() -> Path:
     """Path of the built-in default scenario (10 NewReno flows, 10 Mb/s RED dumbbell)."""
-    return Path(str(resources.files("aqmlab") / "scenarios" / "default.toml"))
+    from .library import builtin_path
+
+    return builtin_path("default")
 
 
 _INT_RANGE = (-(2**63), 2**64 - 1)  # what the core's 64-bit integer keys can hold
@@ -141,10 +142,7 @@ def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[s
             raise ScenarioError(f"{path}: {e}") from None
     if seed is None:
         return text, "toml"
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    data = _parse_toml(text, path)
     _set_seed(data, seed)
     return json.dumps(_plain(data, "")), "json"
 
@@ -157,10 +155,15 @@ def scenario_dict(scenario: ScenarioLike) -> dict[str, Any]:
     text, fmt = load_scenario(scenario)
     if fmt == "json":
         return json.loads(text)
+    return _plain(_parse_toml(text, scenario), "")
+
+
+def _parse_toml(text: str, source: Any) -> dict[str, Any]:
+    """TOML text as a dict; a syntax error is a ScenarioError naming `source`."""
     try:
-        return _plain(tomllib.loads(text), "")
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{scenario}: not valid TOML: {e}") from None
+        raise ScenarioError(f"{source}: not valid TOML: {e}") from None
 
 
 def _set_seed(data: dict[str, Any], seed: int) -> None:

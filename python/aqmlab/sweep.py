@@ -32,7 +32,6 @@ import shutil
 import signal
 import tempfile
 import threading
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -105,11 +104,7 @@ def run_id(scenario: Mapping[str, Any]) -> str:
 # ---- the sweep file ----
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    text = api._read_text(path)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    return api._parse_toml(api._read_text(path), path)
 
 
 def _load_base(spec: Any, where: Path | None, source: str) -> dict[str, Any]:
