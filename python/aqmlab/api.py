@@ -195,6 +195,18 @@ def seconds(echoed: str) -> float:
     raise ValueError(f"not an echoed duration: {echoed!r}")
 
 
+def bits_per_second(echoed: str) -> float:
+    """Bits per second of a rate as echoed by :func:`validate` (``"10Mbps"``, ``"5kbps"``, ``"0bps"``).
+
+    >>> bits_per_second("12Mbps")
+    12000000.0
+    """
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3), ("bps", 1.0)):
+        if echoed.endswith(unit):
+            return float(echoed.removesuffix(unit)) * scale
+    raise ValueError(f"not an echoed rate: {echoed!r}")
+
+
 def validate(scenario: ScenarioLike) -> dict[str, Any]:
     """Validates a scenario and returns it with every default filled in.
 

@@ -10,6 +10,7 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
+use crate::topology::rate_schedule::RateChange;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
     AecnParams, AnyQdisc, BmreParams, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
@@ -335,6 +336,8 @@ pub struct Scenario {
     pub seed: u64,
     /// The bottleneck link (both directions).
     pub bottleneck: LinkSpec,
+    /// Changes of the bottleneck's rate after time 0 (`rate_schedule`), in time order.
+    pub rate_changes: Vec<RateChange>,
     /// Forward queue.
     pub queue: QueueSpec,
     /// Reverse queue.
@@ -366,7 +369,33 @@ fn link(p: &LinkParams, path: &str, allow_loss: bool) -> ConfigResult<LinkSpec> 
     if p.tx_ring.is_some() && !allow_loss {
         return err(join(path, "tx_ring"), "a transmit ring is only modelled on the bottleneck");
     }
+    if p.rate_schedule.is_some() && !allow_loss {
+        return err(join(path, "rate_schedule"), "only the bottleneck's rate can change over time");
+    }
     Ok(LinkSpec { rate_bps: p.rate.0, delay: p.delay.0, loss, tx_ring: p.tx_ring.unwrap_or(0) })
+}
+
+/// The bottleneck's `rate_schedule`: changes after time 0 and before the end of the run, in
+/// strictly increasing time order, each a rate of at least 1 bps or 0 (an outage).
+fn rate_schedule(p: &LinkParams, path: &str, duration: Dur) -> ConfigResult<Vec<RateChange>> {
+    let path = join(path, "rate_schedule");
+    let mut changes: Vec<RateChange> = Vec::new();
+    for (i, c) in p.rate_schedule.iter().flatten().enumerate() {
+        let at = c.at.0;
+        let entry = format!("{path}[{i}].at");
+        if at == Dur::ZERO {
+            return err(entry, "must be after 0s: the link's `rate` holds from time 0");
+        }
+        if at >= duration {
+            return err(entry, format!("{} is not before the end of the run (run.duration {})", c.at, Duration(duration)));
+        }
+        if let Some(prev) = changes.last().filter(|prev| Time(at.0) <= prev.at) {
+            let prev = Duration(Dur(prev.at.0));
+            return err(entry, format!("changes must be in increasing time order; {} follows {prev}", c.at));
+        }
+        changes.push(RateChange { at: Time(at.0), bps: c.rate.0 });
+    }
+    Ok(changes)
 }
 
 /// Parses `[queue]`-style tables.
@@ -698,10 +727,17 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         return err("topology.kind", format!("unknown topology \"{}\"; allowed: dumbbell", file.topology.kind));
     }
     let bottleneck = link(&file.topology.bottleneck, "topology.bottleneck", true)?;
+    let rate_changes = rate_schedule(&file.topology.bottleneck, "topology.bottleneck", duration)?;
     let access_p = file
         .topology
         .access
-        .get_or_insert(LinkParams { rate: super::units::Rate(1e9), delay: Duration(Dur::from_millis(1)), loss: None, tx_ring: None })
+        .get_or_insert(LinkParams {
+            rate: super::units::Rate(1e9),
+            delay: Duration(Dur::from_millis(1)),
+            loss: None,
+            tx_ring: None,
+            rate_schedule: None,
+        })
         .clone();
     let access = link(&access_p, "topology.access", false)?;
     let recv_p = file.topology.receiver_access.get_or_insert(access_p).clone();
@@ -959,7 +995,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         packet_delays[tag as usize] = true;
     }
     let measured_s = (duration.0 - warmup.0.min(duration.0)) as f64 * 1e-9;
-    let most_packets = (bottleneck.rate_bps * measured_s / (8.0 * 40.0)).ceil() as u64;
+    let fastest_bps = rate_changes.iter().map(|c| c.bps).fold(bottleneck.rate_bps, f64::max);
+    let most_packets = (fastest_bps * measured_s / (8.0 * 40.0)).ceil() as u64;
     if packet_delays.iter().any(|&on| on) && most_packets > MAX_PACKET_DELAYS {
         return err(
             "output.packet_delays",
@@ -1009,6 +1046,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         warmup: Time(warmup.0),
         seed,
         bottleneck,
+        rate_changes,
         queue,
         reverse_queue,
         flows,

@@ -4,5 +4,6 @@ pub mod app_latency;
 pub mod dumbbell;
 pub mod edge_rtt;
 pub mod link_rate;
+pub mod rate_schedule;
 
 pub use dumbbell::{RunError, TimeSeries, World};

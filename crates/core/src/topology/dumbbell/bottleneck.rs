@@ -9,7 +9,7 @@ use crate::engine::{Dur, Rng, Time};
 use crate::metrics::QueueMonitor;
 use crate::packet::Packet;
 use crate::qdisc::{AnyQdisc, ClassStats, DropKind, Qdisc, QdiscStats, Verdict};
-use crate::topology::link_rate::LinkRate;
+use crate::topology::rate_schedule::ScheduledRate;
 use rand::Rng as _;
 use std::collections::VecDeque;
 
@@ -21,7 +21,7 @@ pub(super) struct Bottleneck {
     pub(super) rng: Rng,
     pub(super) loss: f64,
     pub(super) loss_rng: Rng,
-    pub(super) rate: LinkRate,
+    pub(super) rate: ScheduledRate,
     pub(super) delay: Dur,
     /// When the transmission in progress ends (in the past when the link is idle).
     pub(super) busy_until: Time,
@@ -211,6 +211,17 @@ impl<'s> World<'s> {
     /// The link is free at `now`: sends the next packet, if any, all the way to the far end
     /// host's arrival (the far-side access link is folded), or reports the idle link.
     fn start_transmission(&mut self, now: Time, dir: Dir) {
+        let link = &mut self.links[dir];
+        if let Some(up_at) = link.rate.down_until(now) {
+            if !link.ring.is_empty() || link.qdisc.len_packets() > 0 {
+                // An outage (`rate_schedule`): the link is held until it comes back up; the
+                // packets stay queued, and the end of the outage is a due end of transmission.
+                link.busy_until = up_at;
+                link.idle_reported = false;
+                self.ensure_tx_done(dir);
+                return;
+            }
+        }
         let next = match self.links[dir].ring.pop_front() {
             Some(p) => Some(p),
             None => self.pull_from_qdisc(now, dir),
