@@ -153,9 +153,27 @@ def scenario_dict(scenario: ScenarioLike) -> dict[str, Any]:
     Raises ScenarioError as :func:`load_scenario` does, and for TOML syntax errors.
     """
     text, fmt = load_scenario(scenario)
-    if fmt == "json":
-        return json.loads(text)
-    return _plain(_parse_toml(text, scenario), "")
+    data = json.loads(text) if fmt == "json" else _plain(_parse_toml(text, scenario), "")
+    base = scenario_base_dir(scenario)
+    if base is not None:
+        # The dict outlives the file's location (sweeps, --set): anchor its relative file names.
+        links = data.get("topology", {}).get("bottleneck") if isinstance(data.get("topology"), dict) else None
+        for key in TRACE_KEYS:
+            if isinstance(links, dict) and isinstance(links.get(key), str) and not Path(links[key]).is_absolute():
+                links[key] = str(Path(base) / links[key])
+    return data
+
+
+#: The bottleneck keys naming files (delivery traces), read relative to the scenario file.
+TRACE_KEYS = ("trace", "reverse_trace")
+
+
+def scenario_base_dir(scenario: ScenarioLike) -> str | None:
+    """The directory a scenario's relative file names (a bottleneck ``trace``) are read from: the
+    scenario file's, or None (the working directory) for a dict."""
+    if isinstance(scenario, Mapping):
+        return None
+    return str(Path(scenario).resolve().parent)
 
 
 def _parse_toml(text: str, source: Any) -> dict[str, Any]:
@@ -217,7 +235,7 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
     """
     text, fmt = load_scenario(scenario)
     with _naming_the_file(scenario):
-        return json.loads(_native.validate(text, fmt))
+        return json.loads(_native.validate(text, fmt, scenario_base_dir(scenario)))
 
 
 @dataclass
@@ -363,13 +381,13 @@ def run(
     validate(scenario)  # on the text as written (line numbers), before anything is created in `out`
     text, fmt = load_scenario(scenario, seed=seed)
     if out is None:
-        summary, series = _native.run_scenario(text, fmt, None, progress)
+        summary, series = _native.run_scenario(text, fmt, None, progress, scenario_base_dir(scenario))
         return _result(summary, series)
     from .output import staged_results_dir
 
     with staged_results_dir(out) as tmp:
         pcap_path = str(tmp / "bottleneck.pcap") if pcap else None
-        summary, series = _native.run_scenario(text, fmt, pcap_path, progress)
+        summary, series = _native.run_scenario(text, fmt, pcap_path, progress, scenario_base_dir(scenario))
         result = _result(summary, series)
         from .output import write_results
 

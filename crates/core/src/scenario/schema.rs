@@ -87,6 +87,13 @@ pub struct LinkParams {
     /// holds from time 0 until the first. See `topology::rate_schedule` for the semantics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_schedule: Option<Vec<RateChangeParams>>,
+    /// A Mahimahi delivery-opportunity trace file driving the forward direction instead of
+    /// `rate` (bottleneck only; relative to the scenario file). See `topology::delivery_trace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// The same for the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_trace: Option<String>,
 }
 
 /// One entry of a link's `rate_schedule`: from `at` on, the link runs at `rate` ("0bps": down).

@@ -10,6 +10,7 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
+use crate::topology::delivery_trace::DeliveryTrace;
 use crate::topology::rate_schedule::RateChange;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
@@ -338,6 +339,8 @@ pub struct Scenario {
     pub bottleneck: LinkSpec,
     /// Changes of the bottleneck's rate after time 0 (`rate_schedule`), in time order.
     pub rate_changes: Vec<RateChange>,
+    /// Delivery traces driving the bottleneck's forward and reverse directions instead of its rate.
+    pub traces: [Option<DeliveryTrace>; 2],
     /// Forward queue.
     pub queue: QueueSpec,
     /// Reverse queue.
@@ -372,6 +375,11 @@ fn link(p: &LinkParams, path: &str, allow_loss: bool) -> ConfigResult<LinkSpec> 
     if p.rate_schedule.is_some() && !allow_loss {
         return err(join(path, "rate_schedule"), "only the bottleneck's rate can change over time");
     }
+    for (key, set) in [("trace", p.trace.is_some()), ("reverse_trace", p.reverse_trace.is_some())] {
+        if set && !allow_loss {
+            return err(join(path, key), "only the bottleneck can follow a delivery trace");
+        }
+    }
     Ok(LinkSpec { rate_bps: p.rate.0, delay: p.delay.0, loss, tx_ring: p.tx_ring.unwrap_or(0) })
 }
 
@@ -396,6 +404,31 @@ fn rate_schedule(p: &LinkParams, path: &str, duration: Dur) -> ConfigResult<Vec<
         changes.push(RateChange { at: Time(at.0), bps: c.rate.0 });
     }
     Ok(changes)
+}
+
+/// The bottleneck's delivery traces, forward and reverse (`trace`, `reverse_trace`), read from
+/// their files (relative ones against `base_dir`). A trace replaces `rate` in its direction, so a
+/// `rate_schedule` (both directions) or a `tx_ring` cannot go with it.
+fn delivery_traces(p: &LinkParams, path: &str, base_dir: Option<&std::path::Path>) -> ConfigResult<[Option<DeliveryTrace>; 2]> {
+    let read = |key: &str, file: &Option<String>| -> ConfigResult<Option<DeliveryTrace>> {
+        let Some(file) = file else { return Ok(None) };
+        let at = join(path, key);
+        if p.rate_schedule.is_some() {
+            return err(at, "a trace sets its direction's capacity; it cannot go with rate_schedule (use one or the other)");
+        }
+        if p.tx_ring.unwrap_or(0) > 0 {
+            return err(at, "a trace-driven link hands packets over at its opportunities; tx_ring must be 0 with it");
+        }
+        let full = match base_dir {
+            Some(dir) if std::path::Path::new(file).is_relative() => dir.join(file),
+            _ => std::path::PathBuf::from(file),
+        };
+        let text = std::fs::read(&full).map_err(|e| ConfigError::new(&at, format!("cannot read {}: {e}", full.display())))?;
+        let text = String::from_utf8(text)
+            .map_err(|_| ConfigError::new(&at, format!("{} is not a text file of millisecond times", full.display())))?;
+        DeliveryTrace::parse(&text).map(Some).map_err(|e| ConfigError::new(&at, format!("{}: {e}", full.display())))
+    };
+    Ok([read("trace", &p.trace)?, read("reverse_trace", &p.reverse_trace)?])
 }
 
 /// Parses `[queue]`-style tables.
@@ -713,7 +746,7 @@ fn echo_duration(d: Duration) -> String {
 }
 
 /// Validates a parsed scenario.
-pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
+pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> ConfigResult<Scenario> {
     let duration = file.run.duration.0;
     let warmup = file.run.warmup.get_or_insert(Duration(Dur::ZERO)).0;
     let seed = *file.run.seed.get_or_insert(1);
@@ -728,6 +761,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
     }
     let bottleneck = link(&file.topology.bottleneck, "topology.bottleneck", true)?;
     let rate_changes = rate_schedule(&file.topology.bottleneck, "topology.bottleneck", duration)?;
+    let traces = delivery_traces(&file.topology.bottleneck, "topology.bottleneck", base_dir)?;
     let access_p = file
         .topology
         .access
@@ -737,6 +771,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
             loss: None,
             tx_ring: None,
             rate_schedule: None,
+            trace: None,
+            reverse_trace: None,
         })
         .clone();
     let access = link(&access_p, "topology.access", false)?;
@@ -1047,6 +1083,7 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         seed,
         bottleneck,
         rate_changes,
+        traces,
         queue,
         reverse_queue,
         flows,

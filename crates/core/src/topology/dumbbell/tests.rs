@@ -342,3 +342,76 @@ fn a_rate_schedule_entry_must_be_inside_the_run_and_in_time_order() {
     let access = RATE_STEPS.replace("[queue]", "[topology.access]\nrate = \"100Mbps\"\nrate_schedule = []\n\n[queue]");
     assert!(parse_toml(&access).unwrap_err().to_string().contains("only the bottleneck"));
 }
+
+/// Writes a delivery trace to a fresh temporary file and returns its path.
+fn trace_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("aqmlab-trace-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn udp_over_trace(trace: &std::path::Path, queue: &str) -> crate::run::RunOutput {
+    run(&format!(
+        r#"
+[run]
+duration = "10s"
+warmup = "1s"
+
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "5ms"
+trace = "{}"
+
+[queue]
+{queue}
+
+[[flows]]
+kind = "udp-cbr"
+rate = "20Mbps"
+packet_size = "1000B"
+"#,
+        trace.display()
+    ))
+}
+
+#[test]
+fn a_saturated_trace_link_carries_every_opportunity_byte() {
+    // One 1504-byte opportunity per millisecond: 12.032 Mb/s, whatever the packet size (a
+    // 1000-byte packet's rest is carried by the next opportunity, its rest by the next packet).
+    let path = trace_file("every-ms", "1\n");
+    let out = udp_over_trace(&path, "kind = \"droptail\"\nlimit = 100");
+    let q = &out.summary["queues"][0];
+    assert!((f64_of(q, "utilization") - 1.0).abs() < 1e-3, "{q}");
+    assert_eq!(f64_of(q, "trace_mean_rate_bps"), 12_032_000.0);
+    let throughput = f64_of(&out.summary["flows"][0], "throughput_bps");
+    assert!((throughput / 12.032e6 - 1.0).abs() < 1e-3, "throughput {throughput}");
+    // Packets wait for opportunities in the queue: the discipline's sojourn covers the wait.
+    assert!(f64_of(q, "mean_sojourn_s") > 0.9 * 100.0 * 1000.0 * 8.0 / 12.032e6, "{q}");
+}
+
+#[test]
+fn a_trace_gap_is_an_outage_and_the_trace_repeats() {
+    // Opportunities every ms for the first 500 ms of each second, none in the second half: half
+    // the capacity of the trace above, on average.
+    let text: String = (1..=500).map(|ms| format!("{ms}\n")).chain(std::iter::once("1000\n".to_string())).collect();
+    let path = trace_file("half-second-on", &text);
+    let out = udp_over_trace(&path, "kind = \"droptail\"\nlimit = 100");
+    let throughput = f64_of(&out.summary["flows"][0], "throughput_bps");
+    let expected = 501.0 * 1504.0 * 8.0; // 501 opportunities a second
+    assert!((throughput / expected - 1.0).abs() < 2e-3, "throughput {throughput} vs {expected}");
+}
+
+#[test]
+fn a_trace_that_cannot_be_read_or_parsed_is_named_in_the_error() {
+    let bad = trace_file("bad", "1\n2\nx\n");
+    for (path, wanted) in [(bad.clone(), "line 3"), (bad.with_file_name("missing"), "cannot read")] {
+        let text = format!(
+            "[run]\nduration = \"1s\"\n[topology.bottleneck]\nrate = \"1Mbps\"\ntrace = \"{}\"\n[[flows]]\nkind = \"tcp\"\n",
+            path.display()
+        );
+        let e = parse_toml(&text).unwrap_err().to_string();
+        assert!(e.contains("topology.bottleneck.trace") && e.contains(wanted), "{e}");
+    }
+}

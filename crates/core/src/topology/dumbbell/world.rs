@@ -17,6 +17,7 @@ use crate::metrics::QueueMonitor;
 use crate::packet::Packet;
 use crate::qdisc::{DropBuf, Qdisc, QdiscStats};
 use crate::scenario::{FlowKind, Scenario};
+use crate::topology::delivery_trace::TraceServer;
 use crate::topology::rate_schedule::ScheduledRate;
 use crate::traffic::http::Browser;
 use crate::traffic::mpeg::MpegSource;
@@ -70,6 +71,7 @@ impl<'s> World<'s> {
             loss,
             loss_rng: stream(sc.seed, StreamId::LinkLoss(dir as u32)),
             rate: ScheduledRate::new(sc.bottleneck.rate_bps, sc.rate_changes.clone()),
+            trace: sc.traces[dir].clone().map(TraceServer::new),
             delay: sc.bottleneck.delay,
             busy_until: Time::ZERO,
             tx_done_pending: false,
