@@ -9,7 +9,7 @@ import copy
 import pytest
 
 import aqmlab
-from aqmlab.plots import link_rate_steps, run_figure
+from aqmlab.plots import run_figure
 
 STEP = {
     "run": {"duration": "20s", "warmup": "2s", "seed": 3},
@@ -126,12 +126,15 @@ start_jitter = "500ms"
     assert aqmlab.validate(path)["topology"] == aqmlab.validate(STEP)["topology"]
 
 
-def test_the_plot_draws_the_link_rate_against_the_total_goodput(fifo) -> None:
-    assert link_rate_steps(fifo) == [(0.0, 10e6), (8.0, 2e6), (14.0, 10e6)]
-    fig = run_figure(fifo)
-    titles = [ax.get_title() for ax in fig.axes]
-    assert "bottleneck rate (rate_schedule) and total goodput per bin" in titles
+def test_the_capacity_series_and_plot_show_the_schedule(fifo) -> None:
+    ts = fifo.timeseries.set_index(fifo.timeseries["time_s"].round(6))
+    # 500-ms bins: 10 Mb/s until 8 s, 2 Mb/s until 14 s (bin ends 8.5 … 14.0), then 10 Mb/s.
+    assert ts.loc[8.0, "capacity_bps"] == 10e6 and ts.loc[8.5, "capacity_bps"] == 2e6
+    assert ts.loc[14.0, "capacity_bps"] == 2e6 and ts.loc[14.5, "capacity_bps"] == 10e6
+    assert (ts["reverse_capacity_bps"] == ts["capacity_bps"]).all()  # the schedule sets both directions
+    titles = [ax.get_title() for ax in run_figure(fifo).axes]
+    assert "bottleneck capacity per bin and total goodput" in titles
     without = aqmlab.run({**STEP, "topology": {**STEP["topology"], "bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
                           "run": {"duration": "3s", "seed": 3}})
-    assert link_rate_steps(without) is None
-    assert not any("rate_schedule" in ax.get_title() for ax in run_figure(without).axes)
+    assert "capacity_bps" not in without.timeseries
+    assert not any("capacity" in ax.get_title() for ax in run_figure(without).axes)

@@ -69,6 +69,11 @@ def test_a_varying_trace_bloats_a_fifo_that_codel_keeps_short(traces) -> None:
         assert res.queues.iloc[0]["trace_mean_rate_bps"] == pytest.approx(mean_rate)
         assert res.aggregate["goodput_bps"] < mean_rate
     assert fifo.queues.iloc[0]["utilization"] > 0.95
+    # Per 100-ms bin [t − 0.1, t) the trace offers its 91 opportunities (the first bin misses the
+    # one at 100 ms, which opens the second).
+    capacity = fifo.timeseries["capacity_bps"]
+    assert capacity.iloc[0] == 90 * 1504 * 8 * 10 and (capacity.iloc[1:] == CELL_MEAN_RATE).all()
+    assert "reverse_capacity_bps" not in fifo.timeseries
     assert codel.queues.iloc[0]["mean_sojourn_s"] < 0.25 * fifo.queues.iloc[0]["mean_sojourn_s"]
 
 

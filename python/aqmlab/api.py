@@ -213,18 +213,6 @@ def seconds(echoed: str) -> float:
     raise ValueError(f"not an echoed duration: {echoed!r}")
 
 
-def bits_per_second(echoed: str) -> float:
-    """Bits per second of a rate as echoed by :func:`validate` (``"10Mbps"``, ``"5kbps"``, ``"0bps"``).
-
-    >>> bits_per_second("12Mbps")
-    12000000.0
-    """
-    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3), ("bps", 1.0)):
-        if echoed.endswith(unit):
-            return float(echoed.removesuffix(unit)) * scale
-    raise ValueError(f"not an echoed rate: {echoed!r}")
-
-
 def validate(scenario: ScenarioLike) -> dict[str, Any]:
     """Validates a scenario and returns it with every default filled in.
 
@@ -252,7 +240,9 @@ class Result:
         One row per bottleneck queue (forward ``bottleneck``, ``reverse``).
     timeseries : pandas.DataFrame
         Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
-        counts flows (FPQ, ``output.flow_counter``), ``max_p`` with Adaptive RED and, when ``output.per_flow_timeseries`` is on,
+        counts flows (FPQ, ``output.flow_counter``), ``max_p`` with Adaptive RED, ``capacity_bps`` /
+        ``reverse_capacity_bps`` (what the bottleneck offered in the bin) when a ``rate_schedule`` or
+        trace varies it and, when ``output.per_flow_timeseries`` is on,
         per flow ``flow<i>_goodput_bps``, ``flow<i>_offered_bps`` (wire bits/s of the flow's data
         arriving at its bottleneck queue, dropped packets included) and ``flow<i>_drops`` (packets
         dropped or lost in the bin) and, for MPEG flows only,
@@ -312,6 +302,9 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
         cols["flow_estimate"] = series["flow_estimate"]
     if series.get("max_p"):  # Adaptive RED (docs/ared.md)
         cols["max_p"] = series["max_p"]
+    for key in ("capacity_bps", "reverse_capacity_bps"):  # rate_schedule, trace (docs/scenarios.md)
+        if series.get(key):
+            cols[key] = series[key]
     for key in ("white_r_average_ms", "white_r_formula_ms"):
         if series[key]:
             cols[key] = series[key]

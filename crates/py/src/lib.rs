@@ -90,6 +90,8 @@ fn run_scenario(
     d.set_item("queue_bytes", s.queue_bytes)?;
     d.set_item("queue_avg", s.queue_avg)?;
     d.set_item("reverse_queue_pkts", s.reverse_queue_pkts)?;
+    d.set_item("capacity_bps", s.capacity_bps)?;
+    d.set_item("reverse_capacity_bps", s.reverse_capacity_bps)?;
     d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
     d.set_item("flow_offered_bps", s.flow_offered_bps)?;
     d.set_item("flow_drops", s.flow_drops)?;

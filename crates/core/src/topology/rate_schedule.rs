@@ -77,6 +77,29 @@ impl ScheduledRate {
     }
 }
 
+/// The mean of a link's scheduled rate over [`from`, `to`), bits per second: `initial` before the
+/// first change (the capacity the link offers, as a time series shows it).
+pub fn mean_rate_bps(initial: f64, changes: &[RateChange], from: Time, to: Time) -> f64 {
+    if to <= from {
+        return f64::NAN;
+    }
+    let mut bits = 0.0;
+    let mut rate = initial;
+    let mut since = from;
+    for c in changes {
+        if c.at >= to {
+            break;
+        }
+        if c.at > since {
+            bits += rate * (c.at.0 - since.0) as f64;
+            since = c.at;
+        }
+        rate = c.bps;
+    }
+    bits += rate * (to.0 - since.0) as f64;
+    bits / (to.0 - from.0) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +133,15 @@ mod tests {
         let mut r = ScheduledRate::new(8e6, vec![at_ms(1, 1e6), at_ms(2, 0.0), at_ms(3, 16e6)]);
         assert_eq!(r.down_until(Time(50 * MS)), None);
         assert_eq!(r.transmission(1000), Dur(500_000));
+    }
+
+    #[test]
+    fn the_mean_rate_weighs_each_rate_by_its_time_in_the_window() {
+        let changes = [at_ms(10, 2e6), at_ms(20, 0.0), at_ms(30, 8e6)];
+        assert_eq!(mean_rate_bps(8e6, &changes, Time(0), Time(10 * MS)), 8e6);
+        assert_eq!(mean_rate_bps(8e6, &changes, Time(5 * MS), Time(15 * MS)), 5e6);
+        assert_eq!(mean_rate_bps(8e6, &changes, Time(10 * MS), Time(30 * MS)), 1e6);
+        assert_eq!(mean_rate_bps(8e6, &changes, Time(25 * MS), Time(45 * MS)), 6e6);
     }
 
     #[test]
