@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -157,15 +158,42 @@ def scenario_dict(scenario: ScenarioLike) -> dict[str, Any]:
     base = scenario_base_dir(scenario)
     if base is not None:
         # The dict outlives the file's location (sweeps, --set): anchor its relative file names.
-        links = data.get("topology", {}).get("bottleneck") if isinstance(data.get("topology"), dict) else None
-        for key in TRACE_KEYS:
-            if isinstance(links, dict) and isinstance(links.get(key), str) and not Path(links[key]).is_absolute():
-                links[key] = str(Path(base) / links[key])
+        anchor_files(data, Path(base))
     return data
 
 
 #: The bottleneck keys naming files (delivery traces), read relative to the scenario file.
 TRACE_KEYS = ("trace", "reverse_trace")
+
+
+def _named_files(data: Mapping[str, Any]) -> tuple[dict | None, list[str]]:
+    """The bottleneck table of a scenario dict and which of its keys name files."""
+    topology = data.get("topology")
+    links = topology.get("bottleneck") if isinstance(topology, dict) else None
+    if not isinstance(links, dict):
+        return None, []
+    return links, [k for k in TRACE_KEYS if isinstance(links.get(k), str)]
+
+
+def anchor_files(data: dict[str, Any], base: Path) -> None:
+    """Makes the relative file names in a scenario dict (a bottleneck ``trace``) relative to `base`."""
+    links, keys = _named_files(data)
+    for key in keys:
+        if not Path(links[key]).is_absolute():
+            links[key] = str(base / links[key])
+
+
+def named_file_digests(data: Mapping[str, Any]) -> dict[str, str]:
+    """SHA-256 of each readable file a scenario dict names, by key (what its results depend on
+    besides the dict itself); unreadable ones are left to validation to report."""
+    links, keys = _named_files(data)
+    digests = {}
+    for key in keys:
+        try:
+            digests[key] = hashlib.sha256(Path(links[key]).read_bytes()).hexdigest()
+        except OSError:
+            pass
+    return digests
 
 
 def scenario_base_dir(scenario: ScenarioLike) -> str | None:
