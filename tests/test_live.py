@@ -14,6 +14,7 @@ discipline or the emulated link determines, with margins fixed in advance:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -161,6 +162,22 @@ def _pcap_records(pcap: bytes) -> list[tuple[float, int, bytes]]:
         out.append((sec + nsec * 1e-9, length, pcap[at + 16:at + 16 + caplen]))
         at += 16 + caplen
     return out
+
+
+@needs_live
+def test_real_tcp_over_a_delivery_trace_gets_what_the_trace_offers(tmp_path) -> None:
+    # One 1504-byte opportunity per ms (12.032 Mb/s), as Mahimahi's mm-link would replay it, with
+    # the trace named relative to the scenario file.
+    (tmp_path / "every-ms.trace").write_text("1\n")
+    (tmp_path / "trace.json").write_text(json.dumps({
+        **_scenario({"kind": "fq_codel"}, [{"kind": "tcp", "count": 2, "congestion_control": "cubic"}], duration="6s"),
+        "topology": {"bottleneck": {"rate": "12Mbps", "delay": "20ms", "trace": "every-ms.trace"},
+                     "access": {"rate": "100Mbps", "delay": "1ms"}}}))
+    res = run_live(tmp_path / "trace.json", out=tmp_path / "out", plot=False)
+    q = res.queues.iloc[0]
+    assert q["trace_mean_rate_bps"] == 12_032_000
+    assert q["utilization"] > 0.95
+    assert res.aggregate["goodput_bps"] == pytest.approx(12.032e6 * 1448 / 1500, rel=0.05)
 
 
 @needs_live

@@ -14,8 +14,9 @@
 use aqmlab_core::engine::{Dur, Rng, Time};
 use aqmlab_core::metrics::pcap::PcapWriter;
 use aqmlab_core::metrics::{Histogram, QueueMonitor};
-use aqmlab_core::packet::{Ecn, PacketKind};
+use aqmlab_core::packet::{Ecn, Packet, PacketKind};
 use aqmlab_core::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
+use aqmlab_core::topology::delivery_trace::{DeliveryTrace, NextStart, TraceServer};
 use aqmlab_core::topology::rate_schedule::{RateChange, ScheduledRate};
 use rand::Rng as _;
 
@@ -85,6 +86,8 @@ pub struct EmulatedPath {
     loss: Option<(f64, Rng)>,
     drops: DropBuf,
     rate: ScheduledRate,
+    /// A delivery trace replacing `rate` (the scenario's `trace` / `reverse_trace`).
+    trace: Option<TraceServer>,
     busy_until: Time,
     idle_reported: bool,
     ingress: DelayLine,
@@ -117,6 +120,7 @@ impl EmulatedPath {
             loss: None,
             drops: DropBuf::new(),
             rate: ScheduledRate::constant(rate_bps),
+            trace: None,
             busy_until: Time::ZERO,
             idle_reported: false,
             ingress: DelayLine::default(),
@@ -139,6 +143,12 @@ impl EmulatedPath {
     /// Packets entering the queue are lost with probability `p`, drawn from `rng`.
     pub fn with_loss(mut self, p: f64, rng: Rng) -> EmulatedPath {
         self.loss = (p > 0.0).then_some((p, rng));
+        self
+    }
+
+    /// Serves the link by a delivery trace instead of its rate (`topology::delivery_trace`).
+    pub fn with_trace(mut self, trace: Option<DeliveryTrace>) -> EmulatedPath {
+        self.trace = trace.map(TraceServer::new);
         self
     }
 
@@ -270,19 +280,58 @@ impl EmulatedPath {
     /// The link is free at `t`: the discipline's next packet starts its transmission, or the
     /// discipline learns that the link is idle.
     fn start_transmission(&mut self, t: Time, store: &mut PacketStore) {
+        if self.trace.is_some() {
+            return self.start_trace_transmission(t, store);
+        }
         if let (Some(up_at), true) = (self.rate.down_until(t), self.qdisc.len_packets() > 0) {
             // An outage (`rate_schedule`): the packets stay queued until the link is back up.
             self.busy_until = up_at;
             self.idle_reported = false;
             return;
         }
+        let Some(pkt) = self.take_next(t, store) else { return };
+        let tx = self.rate.transmission(pkt.size);
+        self.monitor.on_transmit(t, tx.0, self.end);
+        self.transmit(t + tx, pkt);
+    }
+
+    /// A trace-driven link is free at `t`: sends what the current opportunity covers, then waits
+    /// for the packet in progress or the next opportunity (as the simulator's bottleneck does).
+    fn start_trace_transmission(&mut self, t: Time, store: &mut PacketStore) {
+        loop {
+            if self.qdisc.len_packets() == 0 {
+                self.idle_reported = true;
+                return;
+            }
+            let server = self.trace.as_mut().expect("a trace-driven link");
+            if let NextStart::At(at) = server.next_start(t) {
+                self.busy_until = at;
+                self.idle_reported = false;
+                return;
+            }
+            let Some(pkt) = self.take_next(t, store) else { return };
+            let server = self.trace.as_mut().expect("a trace-driven link");
+            let done = server.serve(t, pkt.size);
+            if done >= self.warmup && done <= self.end {
+                server.served_bytes += u64::from(pkt.size);
+            }
+            self.transmit(done, pkt);
+            if done > t {
+                return;
+            }
+        }
+    }
+
+    /// Takes the discipline's next packet at `t` (marking and capturing it), or reports the idle
+    /// link.
+    fn take_next(&mut self, t: Time, store: &mut PacketStore) -> Option<Packet> {
         let marks_before = self.qdisc.stats().marks;
         let next = self.qdisc.dequeue(t, &mut self.drops);
         self.monitor.on_change(t, self.qdisc.len_packets(), self.qdisc.len_bytes());
         self.release_inner_drops(t, store);
         let Some(pkt) = next else {
             self.idle_reported = true;
-            return;
+            return None;
         };
         self.idle_reported = false;
         self.monitor.on_dequeue(t, pkt.enqueued_at);
@@ -298,16 +347,19 @@ impl EmulatedPath {
         if let Some(w) = self.capture.as_mut() {
             w.capture_bytes(t, store.bytes_mut(slot), CAPTURE_SNAPLEN);
         }
-        let tx = self.rate.transmission(pkt.size);
-        let done = t + tx;
+        Some(pkt)
+    }
+
+    /// `pkt`'s transmission ends at `done`: the link is busy until then, and the packet leaves
+    /// the far end after the path's remaining delay.
+    fn transmit(&mut self, done: Time, pkt: Packet) {
         self.busy_until = done;
-        self.monitor.on_transmit(t, tx.0, self.end);
         if done >= self.warmup && done <= self.end {
             let c = self.counters(pkt.flow);
             c.bytes_sent += u64::from(pkt.size);
             c.bin_bytes += u64::from(pkt.size);
         }
-        self.egress.push(done + self.delays.after(pkt.flow), slot);
+        self.egress.push(done + self.delays.after(pkt.flow), pkt.seq);
     }
 
     /// Samples every bin boundary up to `t`, and the warm-up snapshot once it is passed. The state
@@ -362,6 +414,11 @@ impl EmulatedPath {
             "router_store_full_drops": self.store_full_drops,
         });
         q.extend(extra.as_object().cloned().unwrap_or_default());
+        if let Some(server) = &self.trace {
+            // As the simulator reports a trace-driven link (`topology::delivery_trace`).
+            q.insert("utilization".into(), server.utilization(self.warmup, self.end).into());
+            q.insert("trace_mean_rate_bps".into(), server.trace().mean_rate_bps().into());
+        }
         let at_warmup = |name: &str| self.details_at_warmup.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
         let details: serde_json::Map<String, serde_json::Value> =
             self.qdisc.detail_counters().into_iter().map(|(k, v)| (k.to_string(), (v - at_warmup(k)).into())).collect();
@@ -380,7 +437,6 @@ impl EmulatedPath {
 mod tests {
     use super::*;
     use aqmlab_core::engine::{stream, StreamId};
-    use aqmlab_core::packet::{Packet, PacketKind};
     use aqmlab_core::scenario::validate::queue_spec;
     use aqmlab_core::scenario::QueueSpec;
 
@@ -473,6 +529,20 @@ mod tests {
             p.arrive(Time::ZERO, s, &store);
         }
         assert_eq!(deliveries(&mut p, &mut store, 20), vec![(1, slots[0]), (6, slots[1]), (8, slots[2])]);
+    }
+
+    #[test]
+    fn a_trace_driven_path_sends_at_its_opportunities() {
+        // Opportunities at 2 ms and 4 ms, repeating every 4 ms (then 6, 8, ...): each carries one
+        // 1500-byte packet, so three packets queued at 0 leave at 2, 4 and 6 ms (no propagation).
+        let trace = DeliveryTrace::parse("2\n4\n").unwrap();
+        let mut p = path("kind = \"droptail\"", 12e6, delays(&[0], 0)).with_trace(Some(trace));
+        let mut store = PacketStore::new(16);
+        let slots: Vec<u32> = (0..3).map(|_| put(&mut store, 0)).collect();
+        for &s in &slots {
+            p.arrive(Time::ZERO, s, &store);
+        }
+        assert_eq!(deliveries(&mut p, &mut store, 20), vec![(2, slots[0]), (4, slots[1]), (6, slots[2])]);
     }
 
     #[test]

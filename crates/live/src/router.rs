@@ -147,6 +147,7 @@ impl LiveRouter {
             let rng = stream(sc.seed, StreamId::Queue(dir));
             EmulatedPath::new(qdisc, rng, sc.bottleneck.rate_bps, d, sc.warmup, sc.duration, sc.output.bin)
                 .with_rate_changes(sc.bottleneck.rate_bps, sc.rate_changes.clone())
+                .with_trace(sc.traces[dir as usize].clone())
         };
         let forward = path(0, &sc.queue, delays(|s| s.0, |s| s.1))
             .with_loss(sc.bottleneck.loss, stream(sc.seed, StreamId::LinkLoss(0)));

@@ -22,7 +22,6 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _native
-from ..api import Result, load_scenario, validate
+from ..api import Result, load_scenario, scenario_dict, validate
 from ..exceptions import ScenarioError, SimulationError
 from ..metrics import jain_index
 from ..output import check_output_dir, staged_results_dir, write_results
@@ -119,8 +118,9 @@ def run_live(
     packets as they start across the forward bottleneck). Wall-clock time equals the scenario's
     duration."""
     validate(scenario)  # on the text as written, so errors name their line
-    text, fmt = load_scenario(scenario, seed=seed)
-    raw = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    # As a dict with the file names it holds (a trace) anchored to the scenario file's directory.
+    text, fmt = load_scenario(scenario_dict(scenario), seed=seed)
+    raw = json.loads(text)
     router = _native.LiveRouter(text, fmt, base_port)
     plan = json.loads(router.flow_plan())
     check_supported(raw, plan)

@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import copy
 import json
-import tomllib
 from typing import Any
 
-from ..api import load_scenario, validate
+from ..api import load_scenario, scenario_dict, validate
 
 
 def simulated_twin(scenario, *, seed: int | None = None) -> dict[str, Any]:
     """``scenario`` as a dict whose TCP groups model the kernel's TCP of a live run."""
-    text, fmt = load_scenario(scenario, seed=seed)
-    raw = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    text, _ = load_scenario(scenario_dict(scenario), seed=seed)  # file names anchored (a trace)
+    raw = json.loads(text)
     echo = validate(raw)
     twin = copy.deepcopy(raw)
     for group, used in zip(twin.get("flows", []), echo.get("flows", [])):

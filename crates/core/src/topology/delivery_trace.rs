@@ -135,6 +135,17 @@ impl TraceServer {
         &self.trace
     }
 
+    /// The share of the opportunity bytes in [`from`, `to`] that carried packets (`served_bytes`
+    /// counts those completed in that window): a trace-driven link's utilization.
+    pub fn utilization(&self, from: Time, to: Time) -> f64 {
+        let offered = self.trace.count_in(from, Time(to.0 + 1)) * u64::from(OPPORTUNITY_BYTES);
+        if offered > 0 {
+            self.served_bytes as f64 / offered as f64
+        } else {
+            0.0
+        }
+    }
+
     /// The link is free at `now` with packets waiting: can one start now, or when? Call before
     /// each packet; an idle link (not armed for `now`) loses the opportunities at or before `now`.
     pub fn next_start(&mut self, now: Time) -> NextStart {
