@@ -58,6 +58,18 @@ CASES = {
                                    ["queue.max_p", "line 15", 'string "0.1"', "expected a number"]),
     "ssthresh_from_pipe without SACK": (('start_jitter = "500ms"', 'start_jitter = "500ms"\nssthresh_from_pipe = true'),
                                         ["flows[0].ssthresh_from_pipe", "line 22", 'variant = \"sack\"', "newreno"]),
+    "rate change at time zero": (('delay = "10ms" }', 'delay = "10ms", rate_schedule = [{ at = "0s", rate = "5Mbps" }] }'),
+                                 ["topology.bottleneck.rate_schedule[0].at", "line 7", "after 0s"]),
+    "rate change after the run": (('delay = "10ms" }', 'delay = "10ms", rate_schedule = [{ at = "9s", rate = "5Mbps" }] }'),
+                                  ["topology.bottleneck.rate_schedule[0].at", "9s is not before the end of the run",
+                                   "run.duration 4s"]),
+    "rate changes out of order": (
+        ('delay = "10ms" }', 'delay = "10ms", rate_schedule = [{ at = "2s", rate = "5Mbps" }, { at = "1500ms", rate = "1Mbps" }] }'),
+        ["topology.bottleneck.rate_schedule[1].at", "increasing time order", "1500ms follows 2s"]),
+    "negative scheduled rate": (('delay = "10ms" }', 'delay = "10ms", rate_schedule = [{ at = "2s", rate = "-5Mbps" }] }'),
+                                ["topology.bottleneck.rate_schedule[0].rate", "positive", '"0bps" for an outage']),
+    "rate schedule on an access link": (('delay = "1ms" }', 'delay = "1ms", rate_schedule = [] }'),
+                                        ["topology.access.rate_schedule", "only the bottleneck"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),

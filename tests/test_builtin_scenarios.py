@@ -14,10 +14,11 @@ from aqmlab.metrics import jain_index
 from conftest import run_cli
 
 FLENT = {"rrul", "tcp_4up", "rtt_fair"}
+OURS = {"capacity_step"}
 
 
 def test_every_builtin_validates_and_says_what_it_is() -> None:
-    assert {"default"} | FLENT <= set(builtin_names())
+    assert {"default"} | FLENT | OURS <= set(builtin_names())
     for name in builtin_names():
         aqmlab.validate(builtin_path(name))
         assert len(builtin_summary(name)) > 20, name
@@ -51,6 +52,22 @@ def test_rrul_exposes_bufferbloat_that_fq_codel_removes() -> None:
     tcp = fq.flows[fq.flows["kind"] == "tcp"]
     for direction in ("forward", "reverse"):
         assert tcp[tcp["direction"] == direction]["goodput_bps"].sum() > 0.9 * 10e6 * 1448 / 1500, direction
+
+
+def test_capacity_step_multiplies_a_fifos_delay_and_not_fq_codels() -> None:
+    """The FIFO stays full through the step, so its delay grows with the fivefold longer drain time;
+    FQ-CoDel's sparse probe keeps near the 22 ms base one-way delay in every phase."""
+    fifo = aqmlab.run(builtin_path("capacity_step"))
+    fq = aqmlab.run(with_overrides(builtin_path("capacity_step"), {"queue.kind": "fq_codel"}))
+
+    def probe_median(res: aqmlab.Result, start: float, end: float) -> float:
+        d = res.packet_delays
+        return float(d[(d["time_s"] > start) & (d["time_s"] <= end)]["delay_s"].median())
+
+    assert probe_median(fifo, 35, 60) > 3 * probe_median(fifo, 10, 30)
+    assert probe_median(fifo, 35, 60) > 2.0
+    for phase in ((10, 30), (35, 60), (65, 90)):
+        assert probe_median(fq, *phase) < 0.05, phase
 
 
 def test_tcp_4up_probe_sees_the_queue_the_uploads_build() -> None:

@@ -164,6 +164,25 @@ def _pcap_records(pcap: bytes) -> list[tuple[float, int, bytes]]:
 
 
 @needs_live
+def test_a_rate_schedule_changes_the_emulated_link_under_real_tcp(tmp_path) -> None:
+    # 10 Mb/s, then 3 Mb/s from 4 s: real Cubic behind FQ-CoDel follows the capacity down.
+    sc = _scenario({"kind": "fq_codel"}, [{"kind": "tcp", "count": 3, "congestion_control": "cubic"}])
+    sc["topology"]["bottleneck"]["rate_schedule"] = [{"at": "4s", "rate": "3Mbps"}]
+    res = run_live(sc, out=tmp_path / "step", plot=False)
+    assert res.summary["router"]["write_errors"] == 0
+    ts = res.timeseries
+    cols = [c for c in ts.columns if c.endswith("_goodput_bps")]
+
+    def goodput(start: float, end: float) -> float:
+        window = ts[(ts["time_s"] > start + 1e-9) & (ts["time_s"] <= end + 1e-9)]
+        return float(window[cols].sum(axis=1).mean())
+
+    assert goodput(2, 4) == pytest.approx(10e6 * 1448 / 1500, rel=0.05)
+    assert goodput(5, 8) == pytest.approx(3e6 * 1448 / 1500, rel=0.05)
+    assert res.queues.iloc[0]["utilization"] > 0.97
+
+
+@needs_live
 def test_live_and_simulated_codel_agree_on_what_the_discipline_controls() -> None:
     sc = _scenario({"kind": "codel"}, [{"kind": "tcp", "count": 4, "congestion_control": "cubic"}])
     live, sim = run_live(sc, plot=False), aqmlab.run(sc)

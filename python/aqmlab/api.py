@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -153,9 +154,54 @@ def scenario_dict(scenario: ScenarioLike) -> dict[str, Any]:
     Raises ScenarioError as :func:`load_scenario` does, and for TOML syntax errors.
     """
     text, fmt = load_scenario(scenario)
-    if fmt == "json":
-        return json.loads(text)
-    return _plain(_parse_toml(text, scenario), "")
+    data = json.loads(text) if fmt == "json" else _plain(_parse_toml(text, scenario), "")
+    base = scenario_base_dir(scenario)
+    if base is not None:
+        # The dict outlives the file's location (sweeps, --set): anchor its relative file names.
+        anchor_files(data, Path(base))
+    return data
+
+
+#: The bottleneck keys naming files (delivery traces), read relative to the scenario file.
+TRACE_KEYS = ("trace", "reverse_trace")
+
+
+def _named_files(data: Mapping[str, Any]) -> tuple[dict | None, list[str]]:
+    """The bottleneck table of a scenario dict and which of its keys name files."""
+    topology = data.get("topology")
+    links = topology.get("bottleneck") if isinstance(topology, dict) else None
+    if not isinstance(links, dict):
+        return None, []
+    return links, [k for k in TRACE_KEYS if isinstance(links.get(k), str)]
+
+
+def anchor_files(data: dict[str, Any], base: Path) -> None:
+    """Makes the relative file names in a scenario dict (a bottleneck ``trace``) relative to `base`."""
+    links, keys = _named_files(data)
+    for key in keys:
+        if not Path(links[key]).is_absolute():
+            links[key] = str(base / links[key])
+
+
+def named_file_digests(data: Mapping[str, Any]) -> dict[str, str]:
+    """SHA-256 of each readable file a scenario dict names, by key (what its results depend on
+    besides the dict itself); unreadable ones are left to validation to report."""
+    links, keys = _named_files(data)
+    digests = {}
+    for key in keys:
+        try:
+            digests[key] = hashlib.sha256(Path(links[key]).read_bytes()).hexdigest()
+        except OSError:
+            pass
+    return digests
+
+
+def scenario_base_dir(scenario: ScenarioLike) -> str | None:
+    """The directory a scenario's relative file names (a bottleneck ``trace``) are read from: the
+    scenario file's, or None (the working directory) for a dict."""
+    if isinstance(scenario, Mapping):
+        return None
+    return str(Path(scenario).resolve().parent)
 
 
 def _parse_toml(text: str, source: Any) -> dict[str, Any]:
@@ -205,7 +251,7 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
     """
     text, fmt = load_scenario(scenario)
     with _naming_the_file(scenario):
-        return json.loads(_native.validate(text, fmt))
+        return json.loads(_native.validate(text, fmt, scenario_base_dir(scenario)))
 
 
 @dataclass
@@ -222,7 +268,9 @@ class Result:
         One row per bottleneck queue (forward ``bottleneck``, ``reverse``).
     timeseries : pandas.DataFrame
         Sampled every ``output.bin``: queue length/average, ``flow_estimate`` when the bottleneck
-        counts flows (FPQ, ``output.flow_counter``), ``max_p`` with Adaptive RED and, when ``output.per_flow_timeseries`` is on,
+        counts flows (FPQ, ``output.flow_counter``), ``max_p`` with Adaptive RED, ``capacity_bps`` /
+        ``reverse_capacity_bps`` (what the bottleneck offered in the bin) when a ``rate_schedule`` or
+        trace varies it and, when ``output.per_flow_timeseries`` is on,
         per flow ``flow<i>_goodput_bps``, ``flow<i>_offered_bps`` (wire bits/s of the flow's data
         arriving at its bottleneck queue, dropped packets included) and ``flow<i>_drops`` (packets
         dropped or lost in the bin) and, for MPEG flows only,
@@ -282,6 +330,9 @@ def _frame(series: dict[str, Any]) -> pd.DataFrame:
         cols["flow_estimate"] = series["flow_estimate"]
     if series.get("max_p"):  # Adaptive RED (docs/ared.md)
         cols["max_p"] = series["max_p"]
+    for key in ("capacity_bps", "reverse_capacity_bps"):  # rate_schedule, trace (docs/scenarios.md)
+        if series.get(key):
+            cols[key] = series[key]
     for key in ("white_r_average_ms", "white_r_formula_ms"):
         if series[key]:
             cols[key] = series[key]
@@ -351,13 +402,13 @@ def run(
     validate(scenario)  # on the text as written (line numbers), before anything is created in `out`
     text, fmt = load_scenario(scenario, seed=seed)
     if out is None:
-        summary, series = _native.run_scenario(text, fmt, None, progress)
+        summary, series = _native.run_scenario(text, fmt, None, progress, scenario_base_dir(scenario))
         return _result(summary, series)
     from .output import staged_results_dir
 
     with staged_results_dir(out) as tmp:
         pcap_path = str(tmp / "bottleneck.pcap") if pcap else None
-        summary, series = _native.run_scenario(text, fmt, pcap_path, progress)
+        summary, series = _native.run_scenario(text, fmt, pcap_path, progress, scenario_base_dir(scenario))
         result = _result(summary, series)
         from .output import write_results
 

@@ -40,7 +40,8 @@ def plot_run(result: "Result", path: Path) -> None:
 def run_figure(result: "Result"):
     """The queue (and its average) over time; goodput per flow after the warm-up, as a box of the flow's
     per-bin goodput up to ``MAX_BOXES`` flows when the run kept per-flow series, else a bar of its mean (a
-    histogram above ``MAX_BARS`` flows); each flow's one-way delay percentiles; with
+    histogram above ``MAX_BARS`` flows); with a ``rate_schedule`` or a delivery trace, the capacity
+    per bin against the total goodput; each flow's one-way delay percentiles; with
     ``output.per_flow_tcp_state``, each TCP flow's congestion window over time; with
     ``output.packet_delays``, the recorded packets' delay CDF."""
     import matplotlib
@@ -52,6 +53,8 @@ def run_figure(result: "Result"):
     cwnd = [c for c in result.timeseries.columns if c.startswith("flow") and c.endswith("_cwnd_segments")]
     panels = [lambda ax: _queue_panel(ax, result), lambda ax: _goodput_panel(ax, result),
               lambda ax: _delay_panel(ax, result.flows)]
+    if "capacity_bps" in result.timeseries or "reverse_capacity_bps" in result.timeseries:
+        panels.insert(1, lambda ax: _capacity_panel(ax, result))
     if cwnd:
         panels.append(lambda ax: _cwnd_panel(ax, result.timeseries, cwnd))
     if not delays.empty and "delay_s" in delays:
@@ -78,6 +81,23 @@ def per_bin_goodput(result: "Result") -> pd.DataFrame | None:
     if measured.empty:
         return None
     return measured[list(columns.values())].set_axis(list(columns), axis=1)
+
+
+def _capacity_panel(ax, result: "Result") -> None:
+    """What the bottleneck offered in each bin (``rate_schedule``, a delivery trace) against the
+    goodput of all flows in it (when per-flow series were kept): how the flows follow the capacity."""
+    ts = result.timeseries
+    # Each bin's value is plotted at its end (time_s), as a step over the bin.
+    for key, label in (("capacity_bps", "capacity"), ("reverse_capacity_bps", "reverse capacity")):
+        if key in ts:
+            ax.step(ts["time_s"], ts[key] / 1e6, where="pre", lw=1.5, label=label)
+    goodput = [c for c in ts.columns if c.startswith("flow") and c.endswith("_goodput_bps")]
+    if goodput:
+        ax.step(ts["time_s"], ts[goodput].sum(axis=1) / 1e6, where="pre", lw=0.9, label="goodput, all flows")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("Mb/s")
+    ax.set_title("bottleneck capacity per bin" + (" and total goodput" if goodput else ""))
+    ax.legend(loc="upper right")
 
 
 def _queue_panel(ax, result: "Result") -> None:

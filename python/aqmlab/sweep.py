@@ -69,7 +69,7 @@ class SweepRun:
     index: int
     params: dict[str, Any]  # sweep key path → value, in the [sweep] table's order
     scenario: dict[str, Any]  # the base with the values set
-    run_id: str  # short hash of `scenario`: the run's directory name
+    run_id: str  # short hash of `scenario` and the files it names: the run's directory name
 
 
 @dataclass
@@ -92,12 +92,15 @@ class SweepOutcome:
 
 
 def run_id(scenario: Mapping[str, Any]) -> str:
-    """The first 12 hex digits of the SHA-256 of the scenario as canonical JSON (sorted keys).
+    """The first 12 hex digits of the SHA-256 of the scenario as canonical JSON (sorted keys), with
+    the digests of the files it names (a delivery trace), so an edited trace is a new run.
 
     >>> run_id({"run": {"duration": "1s"}}) == run_id({"run": {"duration": "1s"}})
     True
     """
-    text = json.dumps(scenario, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    files = api.named_file_digests(scenario)
+    keyed = {**scenario, "__files__": files} if files else scenario
+    text = json.dumps(keyed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -174,6 +177,8 @@ def load_sweep(sweep: SweepLike) -> Sweep:
         scenario = json.loads(json.dumps(base))
         for key, tokens, value in zip(keys, paths, combo):
             set_key(scenario, tokens, value, f'{source}: [sweep] "{key}"')
+        if where is not None:
+            api.anchor_files(scenario, where)  # names in [base] or [sweep] are the sweep file's
         params = dict(zip(keys, combo))
         try:
             api.validate(scenario)

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use crate::engine::Time;
 use crate::error::ConfigError;
-use crate::scenario::{parse_json, parse_toml, Scenario};
+use crate::scenario::{parse_json_in, parse_toml_in, Scenario};
 use crate::topology::{RunError, TimeSeries, World};
 
 /// Everything a run produces.
@@ -26,11 +26,12 @@ pub enum Format {
     Json,
 }
 
-/// Parses and validates scenario text.
-pub fn load(text: &str, format: Format) -> Result<Scenario, ConfigError> {
+/// Parses and validates scenario text; files it names (a link's `trace`) are read relative to
+/// `base_dir` when given (the scenario file's directory), else to the working directory.
+pub fn load(text: &str, format: Format, base_dir: Option<&std::path::Path>) -> Result<Scenario, ConfigError> {
     match format {
-        Format::Toml => parse_toml(text),
-        Format::Json => parse_json(text),
+        Format::Toml => parse_toml_in(text, base_dir),
+        Format::Json => parse_json_in(text, base_dir),
     }
 }
 

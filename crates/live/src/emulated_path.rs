@@ -16,7 +16,7 @@ use aqmlab_core::metrics::pcap::PcapWriter;
 use aqmlab_core::metrics::{Histogram, QueueMonitor};
 use aqmlab_core::packet::{Ecn, PacketKind};
 use aqmlab_core::qdisc::{AnyQdisc, DropBuf, Qdisc, QdiscStats, Verdict};
-use aqmlab_core::topology::link_rate::LinkRate;
+use aqmlab_core::topology::rate_schedule::{RateChange, ScheduledRate};
 use rand::Rng as _;
 
 use crate::delay_line::DelayLine;
@@ -84,7 +84,7 @@ pub struct EmulatedPath {
     /// Independent random loss before the queue (the scenario's bottleneck `loss`), and its stream.
     loss: Option<(f64, Rng)>,
     drops: DropBuf,
-    rate: LinkRate,
+    rate: ScheduledRate,
     busy_until: Time,
     idle_reported: bool,
     ingress: DelayLine,
@@ -116,7 +116,7 @@ impl EmulatedPath {
             rng,
             loss: None,
             drops: DropBuf::new(),
-            rate: LinkRate::new(rate_bps),
+            rate: ScheduledRate::constant(rate_bps),
             busy_until: Time::ZERO,
             idle_reported: false,
             ingress: DelayLine::default(),
@@ -139,6 +139,12 @@ impl EmulatedPath {
     /// Packets entering the queue are lost with probability `p`, drawn from `rng`.
     pub fn with_loss(mut self, p: f64, rng: Rng) -> EmulatedPath {
         self.loss = (p > 0.0).then_some((p, rng));
+        self
+    }
+
+    /// Changes the link's rate at the given times (the scenario's `rate_schedule`).
+    pub fn with_rate_changes(mut self, rate_bps: f64, changes: Vec<RateChange>) -> EmulatedPath {
+        self.rate = ScheduledRate::new(rate_bps, changes);
         self
     }
 
@@ -264,6 +270,12 @@ impl EmulatedPath {
     /// The link is free at `t`: the discipline's next packet starts its transmission, or the
     /// discipline learns that the link is idle.
     fn start_transmission(&mut self, t: Time, store: &mut PacketStore) {
+        if let (Some(up_at), true) = (self.rate.down_until(t), self.qdisc.len_packets() > 0) {
+            // An outage (`rate_schedule`): the packets stay queued until the link is back up.
+            self.busy_until = up_at;
+            self.idle_reported = false;
+            return;
+        }
         let marks_before = self.qdisc.stats().marks;
         let next = self.qdisc.dequeue(t, &mut self.drops);
         self.monitor.on_change(t, self.qdisc.len_packets(), self.qdisc.len_bytes());
@@ -446,6 +458,21 @@ mod tests {
             p.arrive(Time::ZERO, s, &store);
         }
         assert_eq!(deliveries(&mut p, &mut store, 20), vec![(6, slots[0]), (8, slots[1]), (10, slots[2])]);
+    }
+
+    #[test]
+    fn a_rate_schedule_holds_packets_through_an_outage_then_sends_at_the_new_rate() {
+        // 1500 B at 12 Mb/s take 1 ms. The link is down from 0.5 ms to 4 ms, then runs at 6 Mb/s
+        // (2 ms per packet): the first packet is already on the wire and arrives at 1 ms, the
+        // second waits out the outage (4 ms + 2 ms), the third follows it (8 ms).
+        let changes = vec![RateChange { at: Time(MS / 2), bps: 0.0 }, RateChange { at: Time(4 * MS), bps: 6e6 }];
+        let mut p = path("kind = \"droptail\"", 12e6, delays(&[0], 0)).with_rate_changes(12e6, changes);
+        let mut store = PacketStore::new(16);
+        let slots: Vec<u32> = (0..3).map(|_| put(&mut store, 0)).collect();
+        for &s in &slots {
+            p.arrive(Time::ZERO, s, &store);
+        }
+        assert_eq!(deliveries(&mut p, &mut store, 20), vec![(1, slots[0]), (6, slots[1]), (8, slots[2])]);
     }
 
     #[test]

@@ -146,6 +146,7 @@ impl LiveRouter {
             let qdisc = spec.build(if dir == 0 { "queue" } else { "reverse_queue" }, sc.bottleneck.rate_bps).expect("validated");
             let rng = stream(sc.seed, StreamId::Queue(dir));
             EmulatedPath::new(qdisc, rng, sc.bottleneck.rate_bps, d, sc.warmup, sc.duration, sc.output.bin)
+                .with_rate_changes(sc.bottleneck.rate_bps, sc.rate_changes.clone())
         };
         let forward = path(0, &sc.queue, delays(|s| s.0, |s| s.1))
             .with_loss(sc.bottleneck.loss, stream(sc.seed, StreamId::LinkLoss(0)));

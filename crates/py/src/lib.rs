@@ -5,6 +5,7 @@ mod error;
 mod live;
 
 use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
 use aqmlab_core::run::{self, Format, SimulateError};
 use pyo3::prelude::*;
@@ -21,10 +22,12 @@ fn format_of(name: &str) -> PyResult<Format> {
     }
 }
 
-/// Validates scenario text; returns the scenario with defaults filled in, as JSON text.
+/// Validates scenario text; returns the scenario with defaults filled in, as JSON text. Files the
+/// scenario names are read relative to `base_dir` (its file's directory), else the working one.
 #[pyfunction]
-fn validate(py: Python<'_>, text: &str, format: &str) -> PyResult<String> {
-    let sc = run::load(text, format_of(format)?).map_err(|e| error::config(py, e))?;
+#[pyo3(signature = (text, format, base_dir=None))]
+fn validate(py: Python<'_>, text: &str, format: &str, base_dir: Option<PathBuf>) -> PyResult<String> {
+    let sc = run::load(text, format_of(format)?, base_dir.as_deref()).map_err(|e| error::config(py, e))?;
     Ok(sc.echo.to_string())
 }
 
@@ -32,15 +35,16 @@ fn validate(py: Python<'_>, text: &str, format: &str) -> PyResult<String> {
 /// is called about every 0.2 s of wall time. The GIL is released while simulating and Ctrl-C
 /// stops the run with KeyboardInterrupt.
 #[pyfunction]
-#[pyo3(signature = (text, format, pcap_path=None, progress=None))]
+#[pyo3(signature = (text, format, pcap_path=None, progress=None, base_dir=None))]
 fn run_scenario(
     py: Python<'_>,
     text: &str,
     format: &str,
     pcap_path: Option<String>,
     progress: Option<PyObject>,
+    base_dir: Option<PathBuf>,
 ) -> PyResult<(String, Py<PyDict>)> {
-    let sc = run::load(text, format_of(format)?).map_err(|e| error::config(py, e))?;
+    let sc = run::load(text, format_of(format)?, base_dir.as_deref()).map_err(|e| error::config(py, e))?;
     let pcap: Option<Box<dyn std::io::Write + Send>> = match &pcap_path {
         Some(p) => Some(Box::new(std::io::BufWriter::new(std::fs::File::create(p)?))),
         None => None,
@@ -86,6 +90,8 @@ fn run_scenario(
     d.set_item("queue_bytes", s.queue_bytes)?;
     d.set_item("queue_avg", s.queue_avg)?;
     d.set_item("reverse_queue_pkts", s.reverse_queue_pkts)?;
+    d.set_item("capacity_bps", s.capacity_bps)?;
+    d.set_item("reverse_capacity_bps", s.reverse_capacity_bps)?;
     d.set_item("flow_goodput_bps", s.flow_goodput_bps)?;
     d.set_item("flow_offered_bps", s.flow_offered_bps)?;
     d.set_item("flow_drops", s.flow_drops)?;

@@ -23,7 +23,7 @@ pub struct LiveRouter {
 impl LiveRouter {
     #[new]
     fn new(py: Python<'_>, text: &str, format: &str, base_port: u16) -> PyResult<Self> {
-        let sc = run::load(text, format_of(format)?).map_err(|e| error::config(py, e))?;
+        let sc = run::load(text, format_of(format)?, None).map_err(|e| error::config(py, e))?;
         Ok(LiveRouter { router: Mutex::new(Some(Router::new(sc, base_port))), stop: Arc::new(AtomicBool::new(false)) })
     }
 

@@ -24,7 +24,7 @@ LINUX_VARIANTS = {"newreno", "sack"}
 # Congestion controls with a Linux module of the same behaviour (`cubic-ns3` is ns-3's own port).
 LINUX_CC = {"reno": "reno", "cubic": "cubic", "dctcp": "dctcp"}
 OUTPUT_KEYS = {"bin"}
-TOPOLOGY_LINK_KEYS = {"rate", "delay", "loss"}
+TOPOLOGY_LINK_KEYS = {"rate", "delay", "loss", "rate_schedule"}
 
 
 def _refuse(path: str, msg: str) -> None:

@@ -1087,7 +1087,7 @@ start_jitter = "100ms"
 kind = "udp-cbr"
 rate = "10Mbps"
 "#;
-        let sc = crate::run::load(text, crate::run::Format::Toml).unwrap();
+        let sc = crate::run::load(text, crate::run::Format::Toml, None).unwrap();
         let out = crate::run::simulate(&sc, None, |_| true).unwrap();
         let classes = out.summary["queues"][0]["classes"].as_array().expect("per-class rows").clone();
         let bps = |name: &str| classes.iter().find(|c| c["name"] == name).unwrap()["throughput_bps"].as_f64().unwrap();

@@ -1307,7 +1307,7 @@ class = 1
 kind = "udp-cbr"
 rate = "12Mbps"
 "#;
-        let sc = crate::run::load(text, crate::run::Format::Toml).unwrap();
+        let sc = crate::run::load(text, crate::run::Format::Toml, None).unwrap();
         assert_eq!(sc.echo["queue"]["classes"][0]["name"], "tcp");
         let out = crate::run::simulate(&sc, None, |_| true).unwrap();
         assert!(out.events > 1000);

@@ -6,5 +6,5 @@ pub mod schema;
 pub mod units;
 pub mod validate;
 
-pub use parse::{parse_json, parse_toml};
+pub use parse::{parse_json, parse_json_in, parse_toml, parse_toml_in};
 pub use validate::{FlowKind, FlowSpec, HttpSlot, LinkSpec, QueueSpec, Scenario, QDISC_KINDS};

@@ -1,12 +1,21 @@
 //! Reading scenario text (TOML files, or JSON from the Python API) into a validated
 //! [`Scenario`], with errors that name the key path and, for files, the line.
 
+use std::path::Path;
+
 use super::schema::ScenarioFile;
 use super::validate::{validate, Scenario};
 use crate::error::{join, ConfigError, ConfigResult};
 
-/// Parses and validates a TOML scenario.
+/// Parses and validates a TOML scenario (files it names are read relative to the working
+/// directory).
 pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
+    parse_toml_in(text, None)
+}
+
+/// Parses and validates a TOML scenario whose relative file names (a link's `trace`) are
+/// relative to `base_dir` (the scenario file's directory), or to the working directory.
+pub fn parse_toml_in(text: &str, base_dir: Option<&Path>) -> ConfigResult<Scenario> {
     let de = toml::de::Deserializer::new(text);
     let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let span = e.inner().span();
@@ -27,7 +36,7 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
         err.line = locate(text, &err.path).or_else(|| span.map(|s| line_of_offset(text, s.start)));
         err
     })?;
-    validate(file).map_err(|mut e| {
+    validate(file, base_dir).map_err(|mut e| {
         e.line = locate(text, &e.path);
         e
     })
@@ -35,6 +44,11 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
 
 /// Parses and validates a JSON scenario (same keys as TOML).
 pub fn parse_json(text: &str) -> ConfigResult<Scenario> {
+    parse_json_in(text, None)
+}
+
+/// [`parse_json`] with relative file names resolved against `base_dir` (see [`parse_toml_in`]).
+pub fn parse_json_in(text: &str, base_dir: Option<&Path>) -> ConfigResult<Scenario> {
     let mut de = serde_json::Deserializer::from_str(text);
     let file: ScenarioFile = serde_path_to_error::deserialize(&mut de)
         .map_err(|e| {
@@ -43,7 +57,7 @@ pub fn parse_json(text: &str) -> ConfigResult<Scenario> {
             let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_string();
             path_error(e.path().to_string(), &message)
         })?;
-    validate(file)
+    validate(file, base_dir)
 }
 
 /// Builds an error from a serde path and message, moving the offending key of "missing field"

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::units::{Bytes, Duration, Rate, WindowCap};
+use super::units::{Bytes, Duration, Rate, ScheduledRate, WindowCap};
 use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
@@ -83,6 +83,27 @@ pub struct LinkParams {
     /// see them. Bottleneck only; default 0: the discipline is dequeued when transmission starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_ring: Option<u32>,
+    /// Changes of the rate over time, in time order (bottleneck only, both directions): `rate`
+    /// holds from time 0 until the first. See `topology::rate_schedule` for the semantics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Vec<RateChangeParams>>,
+    /// A Mahimahi delivery-opportunity trace file driving the forward direction instead of
+    /// `rate` (bottleneck only; relative to the scenario file). See `topology::delivery_trace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// The same for the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_trace: Option<String>,
+}
+
+/// One entry of a link's `rate_schedule`: from `at` on, the link runs at `rate` ("0bps": down).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateChangeParams {
+    /// When the change happens (after time 0, before the end of the run).
+    pub at: Duration,
+    /// The new rate; `"0bps"` is an outage until the next change.
+    pub rate: ScheduledRate,
 }
 
 fn zero_delay() -> Duration {

@@ -19,6 +19,10 @@ pub struct Rate(pub f64);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Duration(pub Dur);
 
+/// A rate in a link's `rate_schedule`: a rate such as `"4Mbps"`, or zero (`"0bps"`) for an outage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScheduledRate(pub f64);
+
 /// A size in bytes, e.g. `"1500B"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bytes(pub u64);
@@ -267,6 +271,16 @@ impl<'de> Deserialize<'de> for Rate {
         d.deserialize_any(StrVisitor("a rate string such as \"10Mbps\"", |s: &str| parse_rate(s).map(Rate)))
     }
 }
+impl<'de> Deserialize<'de> for ScheduledRate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a rate string such as \"4Mbps\", or \"0bps\" for an outage", |s: &str| {
+            match parse_with(s, RATE_UNITS) {
+                Some(r) if r == 0.0 => Ok(ScheduledRate(0.0)),
+                _ => parse_rate(s).map(ScheduledRate).map_err(|e| format!("{e}, or \"0bps\" for an outage")),
+            }
+        }))
+    }
+}
 impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(StrVisitor("a duration string such as \"20ms\"", |s: &str| {
@@ -361,9 +375,21 @@ impl Serialize for Rate {
         }
     }
 }
+impl Serialize for ScheduledRate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Rate(self.0).serialize(s)
+    }
+}
+impl fmt::Display for Duration {
+    /// As written back in `summary.json`: the largest unit that keeps it exact, e.g. "1500ms".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&exact_with_unit(self.0 .0, DURATION_DISPLAY_UNITS))
+    }
+}
+const DURATION_DISPLAY_UNITS: &[(u64, &str)] = &[(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
 impl Serialize for Duration {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&exact_with_unit(self.0 .0, &[(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")]))
+        s.serialize_str(&self.to_string())
     }
 }
 

@@ -10,6 +10,8 @@ use crate::engine::{stream, Dur, StreamId, Time};
 use crate::error::{join, ConfigError, ConfigResult};
 use crate::metrics::flow_counter::FlowCounterParams;
 use crate::traffic::transfers::Transfers;
+use crate::topology::delivery_trace::DeliveryTrace;
+use crate::topology::rate_schedule::RateChange;
 use crate::traffic::http::{pareto_scale_for_mean, HttpDistributions, HttpModel, HttpStart, Parametric, MAH_THINK_MAX_S};
 use crate::qdisc::{
     AecnParams, AnyQdisc, BmreParams, CbqParams, CbtParams, CsfqParams, DropFrontParams, DrrParams, DropTailParams, EarlyRandomDropParams,
@@ -335,6 +337,10 @@ pub struct Scenario {
     pub seed: u64,
     /// The bottleneck link (both directions).
     pub bottleneck: LinkSpec,
+    /// Changes of the bottleneck's rate after time 0 (`rate_schedule`), in time order.
+    pub rate_changes: Vec<RateChange>,
+    /// Delivery traces driving the bottleneck's forward and reverse directions instead of its rate.
+    pub traces: [Option<DeliveryTrace>; 2],
     /// Forward queue.
     pub queue: QueueSpec,
     /// Reverse queue.
@@ -366,7 +372,63 @@ fn link(p: &LinkParams, path: &str, allow_loss: bool) -> ConfigResult<LinkSpec> 
     if p.tx_ring.is_some() && !allow_loss {
         return err(join(path, "tx_ring"), "a transmit ring is only modelled on the bottleneck");
     }
+    if p.rate_schedule.is_some() && !allow_loss {
+        return err(join(path, "rate_schedule"), "only the bottleneck's rate can change over time");
+    }
+    for (key, set) in [("trace", p.trace.is_some()), ("reverse_trace", p.reverse_trace.is_some())] {
+        if set && !allow_loss {
+            return err(join(path, key), "only the bottleneck can follow a delivery trace");
+        }
+    }
     Ok(LinkSpec { rate_bps: p.rate.0, delay: p.delay.0, loss, tx_ring: p.tx_ring.unwrap_or(0) })
+}
+
+/// The bottleneck's `rate_schedule`: changes after time 0 and before the end of the run, in
+/// strictly increasing time order, each a rate of at least 1 bps or 0 (an outage).
+fn rate_schedule(p: &LinkParams, path: &str, duration: Dur) -> ConfigResult<Vec<RateChange>> {
+    let path = join(path, "rate_schedule");
+    let mut changes: Vec<RateChange> = Vec::new();
+    for (i, c) in p.rate_schedule.iter().flatten().enumerate() {
+        let at = c.at.0;
+        let entry = format!("{path}[{i}].at");
+        if at == Dur::ZERO {
+            return err(entry, "must be after 0s: the link's `rate` holds from time 0");
+        }
+        if at >= duration {
+            return err(entry, format!("{} is not before the end of the run (run.duration {})", c.at, Duration(duration)));
+        }
+        if let Some(prev) = changes.last().filter(|prev| Time(at.0) <= prev.at) {
+            let prev = Duration(Dur(prev.at.0));
+            return err(entry, format!("changes must be in increasing time order; {} follows {prev}", c.at));
+        }
+        changes.push(RateChange { at: Time(at.0), bps: c.rate.0 });
+    }
+    Ok(changes)
+}
+
+/// The bottleneck's delivery traces, forward and reverse (`trace`, `reverse_trace`), read from
+/// their files (relative ones against `base_dir`). A trace replaces `rate` in its direction, so a
+/// `rate_schedule` (both directions) or a `tx_ring` cannot go with it.
+fn delivery_traces(p: &LinkParams, path: &str, base_dir: Option<&std::path::Path>) -> ConfigResult<[Option<DeliveryTrace>; 2]> {
+    let read = |key: &str, file: &Option<String>| -> ConfigResult<Option<DeliveryTrace>> {
+        let Some(file) = file else { return Ok(None) };
+        let at = join(path, key);
+        if p.rate_schedule.is_some() {
+            return err(at, "a trace sets its direction's capacity; it cannot go with rate_schedule (use one or the other)");
+        }
+        if p.tx_ring.unwrap_or(0) > 0 {
+            return err(at, "a trace-driven link hands packets over at its opportunities; tx_ring must be 0 with it");
+        }
+        let full = match base_dir {
+            Some(dir) if std::path::Path::new(file).is_relative() => dir.join(file),
+            _ => std::path::PathBuf::from(file),
+        };
+        let text = std::fs::read(&full).map_err(|e| ConfigError::new(&at, format!("cannot read {}: {e}", full.display())))?;
+        let text = String::from_utf8(text)
+            .map_err(|_| ConfigError::new(&at, format!("{} is not a text file of millisecond times", full.display())))?;
+        DeliveryTrace::parse(&text).map(Some).map_err(|e| ConfigError::new(&at, format!("{}: {e}", full.display())))
+    };
+    Ok([read("trace", &p.trace)?, read("reverse_trace", &p.reverse_trace)?])
 }
 
 /// Parses `[queue]`-style tables.
@@ -684,7 +746,7 @@ fn echo_duration(d: Duration) -> String {
 }
 
 /// Validates a parsed scenario.
-pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
+pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> ConfigResult<Scenario> {
     let duration = file.run.duration.0;
     let warmup = file.run.warmup.get_or_insert(Duration(Dur::ZERO)).0;
     let seed = *file.run.seed.get_or_insert(1);
@@ -698,10 +760,20 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         return err("topology.kind", format!("unknown topology \"{}\"; allowed: dumbbell", file.topology.kind));
     }
     let bottleneck = link(&file.topology.bottleneck, "topology.bottleneck", true)?;
+    let rate_changes = rate_schedule(&file.topology.bottleneck, "topology.bottleneck", duration)?;
+    let traces = delivery_traces(&file.topology.bottleneck, "topology.bottleneck", base_dir)?;
     let access_p = file
         .topology
         .access
-        .get_or_insert(LinkParams { rate: super::units::Rate(1e9), delay: Duration(Dur::from_millis(1)), loss: None, tx_ring: None })
+        .get_or_insert(LinkParams {
+            rate: super::units::Rate(1e9),
+            delay: Duration(Dur::from_millis(1)),
+            loss: None,
+            tx_ring: None,
+            rate_schedule: None,
+            trace: None,
+            reverse_trace: None,
+        })
         .clone();
     let access = link(&access_p, "topology.access", false)?;
     let recv_p = file.topology.receiver_access.get_or_insert(access_p).clone();
@@ -959,7 +1031,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         packet_delays[tag as usize] = true;
     }
     let measured_s = (duration.0 - warmup.0.min(duration.0)) as f64 * 1e-9;
-    let most_packets = (bottleneck.rate_bps * measured_s / (8.0 * 40.0)).ceil() as u64;
+    let fastest_bps = rate_changes.iter().map(|c| c.bps).fold(bottleneck.rate_bps, f64::max);
+    let most_packets = (fastest_bps * measured_s / (8.0 * 40.0)).ceil() as u64;
     if packet_delays.iter().any(|&on| on) && most_packets > MAX_PACKET_DELAYS {
         return err(
             "output.packet_delays",
@@ -1009,6 +1082,8 @@ pub fn validate(mut file: ScenarioFile) -> ConfigResult<Scenario> {
         warmup: Time(warmup.0),
         seed,
         bottleneck,
+        rate_changes,
+        traces,
         queue,
         reverse_queue,
         flows,

@@ -648,7 +648,7 @@ start_jitter = "1s"
     }
 
     fn run(text: &str) -> crate::run::RunOutput {
-        let sc = load(text, Format::Toml).expect("valid");
+        let sc = load(text, Format::Toml, None).expect("valid");
         simulate(&sc, None, |_| true).map_err(|_| ()).expect("runs")
     }
 
@@ -757,7 +757,7 @@ start_jitter = "1s"
     fn bad_input_names_the_key() {
         let bad = |extra: &str, count: i64| {
             let text = scenario(1, "200s", extra).replace("count = 1", &format!("count = {count}"));
-            load(&text, Format::Toml).err().expect("rejected").to_string()
+            load(&text, Format::Toml, None).err().expect("rejected").to_string()
         };
         assert!(bad("", 0).contains("flows[0].count") && bad("", 0).contains("HTTP needs at least one browser"));
         assert!(bad("parallel = 0", 1).contains("flows[0].parallel"));
@@ -796,7 +796,7 @@ start_jitter = "1s"
         ] {
             for dist in ["", "distributions = \"mah\"\n"] {
                 let text = scenario(1, "200s", &format!("{dist}{key} = {value}"));
-                let e = load(&text, Format::Toml).err().expect("rejected").to_string();
+                let e = load(&text, Format::Toml, None).err().expect("rejected").to_string();
                 assert!(e.contains(&format!("flows[0].{key}")), "{e}");
                 assert!(e.contains("not a key of distributions = \"mah\"") && e.contains("distributions = \"parametric\""), "{e}");
             }
@@ -805,17 +805,17 @@ start_jitter = "1s"
 
     #[test]
     fn defaults_are_echoed() {
-        let sc = load(&scenario(3, "200s", ""), Format::Toml).unwrap();
+        let sc = load(&scenario(3, "200s", ""), Format::Toml, None).unwrap();
         let f = &sc.echo["flows"][0];
         assert_eq!((f["distributions"].as_str(), f["parallel"].as_u64()), (Some("mah"), Some(4)));
         assert_eq!((f["think_max"].as_str(), f["start_mode"].as_str()), (Some("192s"), Some("stationary")));
         assert!(f.get("think_mean").is_none() && f.get("primary_median").is_none());
         assert_eq!(sc.flows.len(), 12);
-        let sc = load(&scenario(3, "200s", "distributions = \"parametric\""), Format::Toml).unwrap();
+        let sc = load(&scenario(3, "200s", "distributions = \"parametric\""), Format::Toml, None).unwrap();
         let f = &sc.echo["flows"][0];
         assert_eq!((f["think_max"].as_str(), f["think_mean"].as_str()), (Some("600s"), Some("50s")));
         // The echo is itself a valid scenario with the same model.
-        let again = load(&serde_json::to_string(&sc.echo).unwrap(), Format::Json).unwrap();
+        let again = load(&serde_json::to_string(&sc.echo).unwrap(), Format::Json, None).unwrap();
         assert_eq!(again.http_models, sc.http_models);
     }
 }

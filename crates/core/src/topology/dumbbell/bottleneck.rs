@@ -9,7 +9,8 @@ use crate::engine::{Dur, Rng, Time};
 use crate::metrics::QueueMonitor;
 use crate::packet::Packet;
 use crate::qdisc::{AnyQdisc, ClassStats, DropKind, Qdisc, QdiscStats, Verdict};
-use crate::topology::link_rate::LinkRate;
+use crate::topology::delivery_trace::{NextStart, TraceServer};
+use crate::topology::rate_schedule::ScheduledRate;
 use rand::Rng as _;
 use std::collections::VecDeque;
 
@@ -21,7 +22,9 @@ pub(super) struct Bottleneck {
     pub(super) rng: Rng,
     pub(super) loss: f64,
     pub(super) loss_rng: Rng,
-    pub(super) rate: LinkRate,
+    pub(super) rate: ScheduledRate,
+    /// A delivery trace replacing `rate` in this direction (`trace`, `reverse_trace`).
+    pub(super) trace: Option<TraceServer>,
     pub(super) delay: Dur,
     /// When the transmission in progress ends (in the past when the link is idle).
     pub(super) busy_until: Time,
@@ -211,6 +214,20 @@ impl<'s> World<'s> {
     /// The link is free at `now`: sends the next packet, if any, all the way to the far end
     /// host's arrival (the far-side access link is folded), or reports the idle link.
     fn start_transmission(&mut self, now: Time, dir: Dir) {
+        if self.links[dir].trace.is_some() {
+            return self.start_trace_transmission(now, dir);
+        }
+        let link = &mut self.links[dir];
+        if let Some(up_at) = link.rate.down_until(now) {
+            if !link.ring.is_empty() || link.qdisc.len_packets() > 0 {
+                // An outage (`rate_schedule`): the link is held until it comes back up; the
+                // packets stay queued, and the end of the outage is a due end of transmission.
+                link.busy_until = up_at;
+                link.idle_reported = false;
+                self.ensure_tx_done(dir);
+                return;
+            }
+        }
         let next = match self.links[dir].ring.pop_front() {
             Some(p) => Some(p),
             None => self.pull_from_qdisc(now, dir),
@@ -226,7 +243,57 @@ impl<'s> World<'s> {
         let end = now + tx;
         link.busy_until = end;
         link.monitor.on_transmit(now, tx.0, self.sc.duration);
-        let at_router = end + link.delay;
+        self.send(now, end, dir, pkt);
+        self.fill_ring(now, dir);
+        self.account_inner_drops(now >= self.sc.warmup);
+        self.ensure_tx_done(dir);
+    }
+
+    /// A trace-driven direction is free at `now` (`topology::delivery_trace`): sends every packet
+    /// the current opportunity's bytes cover, then waits for the packet in progress to complete or
+    /// for the next opportunity; or reports the idle link.
+    fn start_trace_transmission(&mut self, now: Time, dir: Dir) {
+        loop {
+            let link = &mut self.links[dir];
+            if link.qdisc.len_packets() == 0 {
+                // Nothing to send (a discipline with packets may still hold them: it asks for a
+                // wake-up, which comes back here).
+                link.idle_reported = true;
+                return;
+            }
+            let server = link.trace.as_mut().expect("a trace-driven link");
+            if let NextStart::At(t) = server.next_start(now) {
+                link.busy_until = t;
+                link.idle_reported = false;
+                self.ensure_tx_done(dir);
+                return;
+            }
+            let Some(pkt) = self.pull_from_qdisc(now, dir) else {
+                self.links[dir].idle_reported = true;
+                self.account_inner_drops(now >= self.sc.warmup);
+                return;
+            };
+            let link = &mut self.links[dir];
+            link.idle_reported = false;
+            let server = link.trace.as_mut().expect("a trace-driven link");
+            let end = server.serve(now, pkt.size);
+            if end >= self.sc.warmup && end <= self.sc.duration {
+                server.served_bytes += u64::from(pkt.size);
+            }
+            link.busy_until = end;
+            self.send(now, end, dir, pkt);
+            self.account_inner_drops(now >= self.sc.warmup);
+            if end > now {
+                self.ensure_tx_done(dir);
+                return;
+            }
+        }
+    }
+
+    /// Sends `pkt`, whose transmission runs from `now` to `end`, on to the far end host's arrival
+    /// (the far-side access link is folded in), capturing it when asked.
+    fn send(&mut self, now: Time, end: Time, dir: Dir, pkt: Packet) {
+        let at_router = end + self.links[dir].delay;
         if dir == 0 {
             if let Some(w) = self.pcap.as_mut() {
                 let mss = match self.flows[pkt.flow as usize].endpoint {
@@ -246,9 +313,6 @@ impl<'s> World<'s> {
             flow.receiver_side[1].pass(at_router, pkt.size)
         };
         self.events.schedule_in_lane(DELIVER_LANE[dir], to_host, Event::Deliver { pkt });
-        self.fill_ring(now, dir);
-        self.account_inner_drops(now >= self.sc.warmup);
-        self.ensure_tx_done(dir);
     }
 
     pub(super) fn tx_done(&mut self, now: Time, dir: Dir) {

@@ -5,6 +5,8 @@ use super::flow::{delivered, Endpoint};
 use super::World;
 use crate::engine::{Dur, Time};
 use crate::qdisc::Qdisc;
+use crate::topology::delivery_trace::OPPORTUNITY_BYTES;
+use crate::topology::rate_schedule::mean_rate_bps;
 
 /// A TCP flow's congestion window integrated over the current time-series bin
 /// (`output.per_flow_tcp_state`). The sender changes its window only when called, so the window
@@ -49,6 +51,14 @@ impl<'s> World<'s> {
         s.queue_bytes.push(q.len_bytes() as f64);
         s.queue_avg.push(q.average().unwrap_or(f64::NAN));
         s.reverse_queue_pkts.push(self.links[1].qdisc.len_packets() as f64);
+        let from = Time(now.0.saturating_sub(self.sc.output.bin.0));
+        for (dir, column) in [(0, &mut s.capacity_bps), (1, &mut s.reverse_capacity_bps)] {
+            if let Some(trace) = self.links[dir].trace.as_ref().map(|t| t.trace()) {
+                column.push(trace.count_in(from, now) as f64 * f64::from(OPPORTUNITY_BYTES) * 8.0 / bin_s);
+            } else if !self.sc.rate_changes.is_empty() {
+                column.push(mean_rate_bps(self.sc.bottleneck.rate_bps, &self.sc.rate_changes, from, now));
+            }
+        }
         for (i, (_, values)) in s.class_len_pkts.iter_mut().enumerate() {
             values.push(q.class_len_at(i).0 as f64);
         }

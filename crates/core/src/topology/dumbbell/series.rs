@@ -30,6 +30,11 @@ pub struct TimeSeries {
     pub queue_avg: Vec<f64>,
     /// Reverse queue length at the sample, packets.
     pub reverse_queue_pkts: Vec<f64>,
+    /// The capacity the forward bottleneck offered over each bin, bits/s: the mean scheduled
+    /// rate, or a trace's opportunity bytes (empty when the forward rate is fixed).
+    pub capacity_bps: Vec<f64>,
+    /// The same for the reverse direction.
+    pub reverse_capacity_bps: Vec<f64>,
     /// Per flow, goodput in each bin, bits/s (empty when disabled).
     pub flow_goodput_bps: Vec<Vec<f64>>,
     /// Per flow, offered load in each bin, bits/s (empty when disabled): wire bytes of the flow's

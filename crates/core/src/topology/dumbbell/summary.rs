@@ -10,6 +10,7 @@ use crate::qdisc::Qdisc;
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, Scenario};
 use crate::topology::app_latency::AppLatency;
+use crate::topology::delivery_trace::OPPORTUNITY_BYTES;
 
 impl<'s> World<'s> {
     /// Finishes the run and assembles the summary (without wall time, which the caller adds).
@@ -120,6 +121,15 @@ impl<'s> World<'s> {
             }) else {
                 unreachable!("an object literal")
             };
+            let mut fields = fields;
+            if let Some(server) = &link.trace {
+                // A trace-driven link is never "transmitting" between opportunities: its
+                // utilization is the share of the measured window's opportunity bytes it used.
+                let offered = server.trace().count_in(sc.warmup, Time(end.0 + 1)) * u64::from(OPPORTUNITY_BYTES);
+                let used = if offered > 0 { server.served_bytes as f64 / offered as f64 } else { 0.0 };
+                fields.insert("utilization".into(), used.into());
+                fields.insert("trace_mean_rate_bps".into(), server.trace().mean_rate_bps().into());
+            }
             let mut queue_json = st.summary_fields();
             queue_json.extend(fields);
             queues_json.push(serde_json::Value::Object(queue_json));

@@ -277,3 +277,141 @@ fn srtt_lies_between_the_base_rtt_and_the_base_rtt_plus_a_full_drop_tail_queue()
     let most = out.series.flow_srtt_s[..3].iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
     assert!(most > 2.0 * (0.015 + 0.011) + 0.020, "max srtt {most}: no queueing, so the bound checks little");
 }
+
+/// A 20 Mb/s UDP blast through a bottleneck whose rate steps 10 → 5 Mb/s at 4 s, goes down at
+/// 6 s and comes back at 10 Mb/s at 7 s (`rate_schedule`).
+const RATE_STEPS: &str = r#"
+[run]
+duration = "10s"
+seed = 1
+
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "5ms"
+rate_schedule = [ { at = "4s", rate = "5Mbps" }, { at = "6s", rate = "0bps" }, { at = "7s", rate = "10Mbps" } ]
+
+[queue]
+kind = "droptail"
+limit = 100
+
+[output]
+bin = "1s"
+per_flow_timeseries = true
+
+[[flows]]
+kind = "udp-cbr"
+rate = "20Mbps"
+packet_size = "1000B"
+"#;
+
+#[test]
+fn the_bottleneck_delivers_at_each_scheduled_rate_and_nothing_during_an_outage() {
+    let out = run(RATE_STEPS);
+    let s = &out.series;
+    let goodput = &s.flow_goodput_bps[0]; // bin i covers (i, i + 1] s
+    let full = goodput[1..4].iter().sum::<f64>() / 3.0;
+    let half = goodput[4..6].iter().sum::<f64>() / 2.0;
+    // The link is saturated throughout, so each bin carries the link's rate (payload share alike).
+    assert!((half / full - 0.5).abs() < 0.01, "5 Mb/s phase {half} vs 10 Mb/s phase {full}");
+    // Down from 6 s to 7 s: only the packets already on the wire or in flight (5 ms) arrive.
+    assert!(goodput[6] < 0.01 * full, "outage bin carried {}", goodput[6]);
+    let back = goodput[7..10].iter().sum::<f64>() / 3.0;
+    assert!((back / full - 1.0).abs() < 0.01, "after the outage {back} vs before {full}");
+    // The queue stays full through the outage, and the link was busy 8 of 10 s in time.
+    assert_eq!(s.queue_pkts[6], 100.0);
+    let utilization = out.summary["queues"][0]["utilization"].as_f64().unwrap();
+    assert!((utilization - 0.9).abs() < 0.01, "utilization {utilization}: 9 of 10 s up, saturated");
+}
+
+#[test]
+fn a_rate_schedule_entry_must_be_inside_the_run_and_in_time_order() {
+    for (schedule, wanted) in [
+        (r#"[ { at = "0s", rate = "5Mbps" } ]"#, "rate_schedule[0].at"),
+        (r#"[ { at = "12s", rate = "5Mbps" } ]"#, "not before the end of the run"),
+        (r#"[ { at = "5s", rate = "5Mbps" }, { at = "5s", rate = "1Mbps" } ]"#, "increasing time order"),
+        (r#"[ { at = "5s", rate = "-5Mbps" } ]"#, "0bps"),
+        (r#"[ { at = "5s", speed = "5Mbps" } ]"#, "speed"),
+    ] {
+        let text = RATE_STEPS.replace(
+            r#"[ { at = "4s", rate = "5Mbps" }, { at = "6s", rate = "0bps" }, { at = "7s", rate = "10Mbps" } ]"#,
+            schedule,
+        );
+        let e = parse_toml(&text).unwrap_err().to_string();
+        assert!(e.contains(wanted) && e.contains("topology.bottleneck.rate_schedule"), "{schedule}: {e}");
+    }
+    let access = RATE_STEPS.replace("[queue]", "[topology.access]\nrate = \"100Mbps\"\nrate_schedule = []\n\n[queue]");
+    assert!(parse_toml(&access).unwrap_err().to_string().contains("only the bottleneck"));
+}
+
+/// Writes a delivery trace to a fresh temporary file and returns its path.
+fn trace_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("aqmlab-trace-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn udp_over_trace(trace: &std::path::Path, queue: &str) -> crate::run::RunOutput {
+    run(&format!(
+        r#"
+[run]
+duration = "10s"
+warmup = "1s"
+
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "5ms"
+trace = "{}"
+
+[queue]
+{queue}
+
+[[flows]]
+kind = "udp-cbr"
+rate = "20Mbps"
+packet_size = "1000B"
+"#,
+        trace.display()
+    ))
+}
+
+#[test]
+fn a_saturated_trace_link_carries_every_opportunity_byte() {
+    // One 1504-byte opportunity per millisecond: 12.032 Mb/s, whatever the packet size (a
+    // 1000-byte packet's rest is carried by the next opportunity, its rest by the next packet).
+    let path = trace_file("every-ms", "1\n");
+    let out = udp_over_trace(&path, "kind = \"droptail\"\nlimit = 100");
+    let q = &out.summary["queues"][0];
+    assert!((f64_of(q, "utilization") - 1.0).abs() < 1e-3, "{q}");
+    assert_eq!(f64_of(q, "trace_mean_rate_bps"), 12_032_000.0);
+    let throughput = f64_of(&out.summary["flows"][0], "throughput_bps");
+    assert!((throughput / 12.032e6 - 1.0).abs() < 1e-3, "throughput {throughput}");
+    // Packets wait for opportunities in the queue: the discipline's sojourn covers the wait.
+    assert!(f64_of(q, "mean_sojourn_s") > 0.9 * 100.0 * 1000.0 * 8.0 / 12.032e6, "{q}");
+}
+
+#[test]
+fn a_trace_gap_is_an_outage_and_the_trace_repeats() {
+    // Opportunities every ms for the first 500 ms of each second, none in the second half: half
+    // the capacity of the trace above, on average.
+    let text: String = (1..=500).map(|ms| format!("{ms}\n")).chain(std::iter::once("1000\n".to_string())).collect();
+    let path = trace_file("half-second-on", &text);
+    let out = udp_over_trace(&path, "kind = \"droptail\"\nlimit = 100");
+    let throughput = f64_of(&out.summary["flows"][0], "throughput_bps");
+    let expected = 501.0 * 1504.0 * 8.0; // 501 opportunities a second
+    assert!((throughput / expected - 1.0).abs() < 2e-3, "throughput {throughput} vs {expected}");
+}
+
+#[test]
+fn a_trace_that_cannot_be_read_or_parsed_is_named_in_the_error() {
+    let bad = trace_file("bad", "1\n2\nx\n");
+    for (path, wanted) in [(bad.clone(), "line 3"), (bad.with_file_name("missing"), "cannot read")] {
+        let text = format!(
+            "[run]\nduration = \"1s\"\n[topology.bottleneck]\nrate = \"1Mbps\"\ntrace = \"{}\"\n[[flows]]\nkind = \"tcp\"\n",
+            path.display()
+        );
+        let e = parse_toml(&text).unwrap_err().to_string();
+        assert!(e.contains("topology.bottleneck.trace") && e.contains(wanted), "{e}");
+    }
+}

@@ -17,7 +17,8 @@ use crate::metrics::QueueMonitor;
 use crate::packet::Packet;
 use crate::qdisc::{DropBuf, Qdisc, QdiscStats};
 use crate::scenario::{FlowKind, Scenario};
-use crate::topology::link_rate::LinkRate;
+use crate::topology::delivery_trace::TraceServer;
+use crate::topology::rate_schedule::ScheduledRate;
 use crate::traffic::http::Browser;
 use crate::traffic::mpeg::MpegSource;
 use crate::traffic::proshare::ProshareSource;
@@ -69,7 +70,8 @@ impl<'s> World<'s> {
             rng: stream(sc.seed, StreamId::Queue(dir as u32)),
             loss,
             loss_rng: stream(sc.seed, StreamId::LinkLoss(dir as u32)),
-            rate: LinkRate::new(sc.bottleneck.rate_bps),
+            rate: ScheduledRate::new(sc.bottleneck.rate_bps, sc.rate_changes.clone()),
+            trace: sc.traces[dir].clone().map(TraceServer::new),
             delay: sc.bottleneck.delay,
             busy_until: Time::ZERO,
             tx_done_pending: false,
