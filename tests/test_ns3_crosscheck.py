@@ -239,6 +239,8 @@ def test_ared_scenarios_render_ared_on_both_sides() -> None:
 # `ns3ref.RATE_SCENARIOS`: 10 Mb/s, 4 Mb/s from 25 s, 10 Mb/s again from 45 s, both directions
 # (aqmlab `rate_schedule`, ns-3 `--rateChanges`). The named scenarios' criteria (goodput 3 %, drops
 # 25 %, mean queue 25 %), and, fixed before the first run, each phase's TCP goodput within 3 % too.
+# First run (seeds 1-3, aqmlab / ns-3): goodput 0.999 (FIFO), 1.001 (RED), 1.005 (CoDel); drop rate
+# 0.974, 0.937, 0.938; mean queue 0.991, 0.995, 0.968; per phase (10, 4, 10 Mb/s) 0.998-1.011.
 
 RATE = list(ns3ref.RATE_SCENARIOS)
 
