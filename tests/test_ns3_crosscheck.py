@@ -235,6 +235,70 @@ def test_ared_scenarios_render_ared_on_both_sides() -> None:
     assert all(t < 1.0 for t in starts[:10]) and all(30.0 <= t < 31.0 for t in starts[10:])
 
 
+# ---------------------------------------------------------------- time-varying bottleneck rate
+# `ns3ref.RATE_SCENARIOS`: 10 Mb/s, 4 Mb/s from 25 s, 10 Mb/s again from 45 s, both directions
+# (aqmlab `rate_schedule`, ns-3 `--rateChanges`). The named scenarios' criteria (goodput 3 %, drops
+# 25 %, mean queue 25 %), and, fixed before the first run, each phase's TCP goodput within 3 % too.
+# First run (seeds 1-3, aqmlab / ns-3): goodput 0.999 (FIFO), 1.001 (RED), 1.005 (CoDel); drop rate
+# 0.974, 0.937, 0.938; mean queue 0.991, 0.995, 0.968; per phase (10, 4, 10 Mb/s) 0.998-1.011.
+
+RATE = list(ns3ref.RATE_SCENARIOS)
+
+
+def test_rate_schedule_renders_on_both_sides() -> None:
+    s = ns3ref.RATE_SCENARIOS["red_10flows_rate_step"]
+    bottleneck = s.aqmlab_scenario()["topology"]["bottleneck"]
+    assert bottleneck["rate"] == "10000000.0bps"
+    assert bottleneck["rate_schedule"] == [{"at": "25.0s", "rate": "4000000.0bps"},
+                                           {"at": "45.0s", "rate": "10000000.0bps"}]
+    args = [a for a in s.ns3_args() if a.startswith("--rateChanges=")]
+    assert len(args) == 1
+    pairs = [p.split(":") for p in args[0].removeprefix("--rateChanges=").split(",")]
+    ours = [(float(e["at"].removesuffix("s")), float(e["rate"].removesuffix("bps"))) for e in bottleneck["rate_schedule"]]
+    assert [(float(t), float(r.removesuffix("bps"))) for t, r in pairs] == ours == list(s.rate_changes)
+    assert "--bottleneckRate=10000000bps" in s.ns3_args()
+    assert s.phases() == [(10.0, 25.0, 10e6), (25.0, 45.0, 4e6), (45.0, 60.0, 10e6)]
+
+
+def test_no_rate_schedule_renders_as_before() -> None:
+    s = ns3ref.SCENARIOS["red_10flows"]
+    assert "rate_schedule" not in s.aqmlab_scenario()["topology"]["bottleneck"]
+    assert not any(a.startswith("--rateChanges") for a in s.ns3_args())
+
+
+def test_rate_schedule_outage_has_no_ns3_counterpart() -> None:
+    s = ns3ref.MatchedScenario("outage", "fifo", rate_changes=((20.0, 0.0), (21.0, 10e6)))
+    assert s.aqmlab_scenario()["topology"]["bottleneck"]["rate_schedule"][0]["rate"] == "0.0bps"
+    with pytest.raises(ValueError, match="link outage"):
+        s.ns3_args()
+    with pytest.raises(ValueError, match="strictly increasing"):
+        ns3ref.MatchedScenario("unordered", "fifo", rate_changes=((20.0, 4e6), (20.0, 10e6)))
+
+
+@pytest.mark.parametrize("bad", ["20", "x:4Mbps", "20:4Mbpz", "20:0bps", "40:4Mbps,20:10Mbps", "20:4Mbps,,30:1Mbps",
+                                 "100:4Mbps"])
+def test_ns3_rate_changes_rejects_bad_input(ns3_binary, bad: str) -> None:
+    proc = subprocess.run([str(ns3_binary), f"--rateChanges={bad}", "--nFlows=1", "--duration=60"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and f"error: --rateChanges={bad}: " in proc.stderr, proc.stderr[-500:]
+
+
+@pytest.mark.parametrize("metric", ["goodput", "drops", "mean_queue"])
+@pytest.mark.parametrize("name", RATE)
+def test_rate_step_agrees_with_ns3(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.RATE_SCENARIOS[name])
+    _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
+@pytest.mark.parametrize("name", RATE)
+def test_rate_step_goodput_per_phase_within_3_percent(compared, name: str) -> None:
+    c = compared(ns3ref.RATE_SCENARIOS[name])
+    phases = sorted(k for k in c.ns3 if k.startswith("phase"))
+    assert len(phases) == 3 and sorted(k for k in c.aqmlab if k.startswith("phase")) == phases
+    got = {k: (c.aqmlab[k], c.ns3[k]) for k in phases}
+    assert all(a == pytest.approx(n, rel=0.03) for a, n in got.values()), got
+
+
 # ---------------------------------------------------------------- drop-tail without SACK
 # `ns3ref.REPORTED_ONLY` and the newcomer's timeouts: NewReno without SACK behind a full drop-tail
 # buffer, where ns-3 3.44's emulated-SACK scoreboard retransmits segments that were never dropped

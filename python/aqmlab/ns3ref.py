@@ -32,7 +32,11 @@ What is matched, and how (docs/validation.md discusses each point):
 * start times: drawn here once and given to both (ns-3 ``--startMode=list``);
 * UDP CBR: ns-3's OnOff application paces on payload bytes (1000 B) and sends 1030-byte frames;
   aqmlab paces on wire bytes, so it gets ``rate × 1030/1000`` and 1030-byte packets (its payload is
-  then 1002 B, 0.2 % more UDP goodput than ns-3 counts).
+  then 1002 B, 0.2 % more UDP goodput than ns-3 counts);
+* a time-varying bottleneck (``rate_changes``): aqmlab's ``topology.bottleneck.rate_schedule`` and
+  dumbbell.cc's ``--rateChanges``, which calls ``PointToPointNetDevice::SetDataRate`` on both
+  bottleneck devices. In both a packet keeps the rate its transmission started with, and RED's
+  link bandwidth stays the initial rate. ns-3 cannot take a link down, so rates must be nonzero.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "ARED_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "ARED_SCENARIOS", "RATE_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
@@ -108,8 +112,17 @@ class MatchedScenario:
     # uniform spread) instead of near 0.
     late_flows: int = 0
     late_start_s: float = 0.0
+    # A time-varying bottleneck: (time s, rate bps) pairs, times strictly increasing; at each time
+    # both directions of the bottleneck change to the rate (aqmlab ``rate_schedule``, ns-3
+    # ``--rateChanges``). ``rate_bps`` is the rate from time 0.
+    rate_changes: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
+        times = [t for t, _ in self.rate_changes]
+        if any(t < 0 for t in times) or any(b <= a for a, b in zip(times, times[1:])):
+            raise ValueError(f"rate_changes: times must be >= 0 and strictly increasing, got {times}")
+        if any(r < 0 for _, r in self.rate_changes):
+            raise ValueError(f"rate_changes: rates must be >= 0 bps, got {[r for _, r in self.rate_changes]}")
         if self.recovery not in ("classic", "prr"):
             raise ValueError(f"recovery: must be \"classic\" or \"prr\", got {self.recovery!r}")
         if self.profile not in (None, "ns3"):
@@ -137,6 +150,13 @@ class MatchedScenario:
         early = self.n_tcp - self.late_flows
         return [round((self.late_start_s if i >= early else 0.0) + rng.uniform(0, self.start_spread_s), 6)
                 for i in range(self.n_tcp)]
+
+    def phases(self) -> list[tuple[float, float, float]]:
+        """The measured window split at the rate changes: (start s, end s, rate bps) per phase."""
+        cuts = sorted({self.warmup_s, self.duration_s,
+                       *(t for t, _ in self.rate_changes if self.warmup_s < t < self.duration_s)})
+        rate_at = lambda t: next((r for c, r in reversed(self.rate_changes) if c <= t), self.rate_bps)  # noqa: E731
+        return [(a, b, rate_at(a)) for a, b in zip(cuts, cuts[1:])]
 
     def aqmlab_scenario(self) -> dict[str, Any]:
         """The scenario as an aqmlab dict (one flow group per TCP flow, for its own start and RTT)."""
@@ -193,9 +213,12 @@ class MatchedScenario:
             wire = self.udp_payload + UDP_HEADER
             flows.append({"kind": "udp-cbr", "rate": f"{self.udp_rate_bps * wire / self.udp_payload}bps",
                           "packet_size": f"{wire}B", "access_delay": "1ms", "receiver_access_delay": "1ms"})
+        bottleneck: dict[str, Any] = {"rate": f"{self.rate_bps}bps", "delay": f"{self.delay_ms}ms", "tx_ring": 1}
+        if self.rate_changes:
+            bottleneck["rate_schedule"] = [{"at": f"{t}s", "rate": f"{bps}bps"} for t, bps in self.rate_changes]
         return {
             "run": {"duration": f"{self.duration_s}s", "warmup": f"{self.warmup_s}s", "seed": self.seed},
-            "topology": {"bottleneck": {"rate": f"{self.rate_bps}bps", "delay": f"{self.delay_ms}ms", "tx_ring": 1},
+            "topology": {"bottleneck": bottleneck,
                          "access": {"rate": f"{self.access_rate_bps}bps", "delay": "1ms"},
                          "receiver_access": {"rate": f"{self.access_rate_bps}bps", "delay": "1ms"}},
             "queue": queue,
@@ -244,6 +267,14 @@ class MatchedScenario:
         if self.udp_rate_bps:
             args += ["--nUdp=1", f"--udpRate={self.udp_rate_bps:.0f}bps", f"--udpPktSize={self.udp_payload}",
                      "--udpStart=0", "--udpAccessDelay=1"]
+        if self.rate_changes:
+            if any(r == 0 for _, r in self.rate_changes):
+                raise ValueError(f"{self.name}: a rate of 0 (a link outage) has no ns-3 counterpart: "
+                                 "PointToPointNetDevice cannot stop sending")
+            if any(r != int(r) for _, r in self.rate_changes):
+                raise ValueError(f"{self.name}: ns-3's DataRate is a whole number of bits per second")
+            # repr: the shortest text that parses (strtod) back to the same double.
+            args.append("--rateChanges=" + ",".join(f"{float(t)!r}:{int(r)}bps" for t, r in self.rate_changes))
         return args
 
 
@@ -304,6 +335,21 @@ ARED_SCENARIOS = {
         MatchedScenario("ared_10flows", "red", adaptive=True),
         MatchedScenario("ared_50flows", "red", n_tcp=50, adaptive=True),
         MatchedScenario("ared_10to50flows", "red", n_tcp=50, adaptive=True, late_flows=40, late_start_s=30.0),
+    ]
+}
+
+# A time-varying bottleneck: the 10-flow dumbbell at 10 Mb/s drops to 4 Mb/s at 25 s and returns to
+# 10 Mb/s at 45 s (both directions; 60 s runs, 10 s warm-up), so the measured window has three
+# phases of 15, 20 and 15 s. The queues as in SCENARIOS: drop-tail 100, RED 5/15, and CoDel at
+# ns-3's defaults with its 1000-packet buffer. RED's thresholds are in packets and its link
+# bandwidth (idle decay only) stays 10 Mb/s on both sides.
+RATE_STEP = ((25.0, 4e6), (45.0, 10e6))
+RATE_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario("fifo_10flows_rate_step", "fifo", rate_changes=RATE_STEP),
+        MatchedScenario("red_10flows_rate_step", "red", rate_changes=RATE_STEP),
+        MatchedScenario("codel_10flows_rate_step", "codel", queue_limit=1000, rate_changes=RATE_STEP),
     ]
 }
 
@@ -454,7 +500,10 @@ def aqmlab_metrics(scenario: MatchedScenario) -> tuple[dict[str, Any], float]:
     """One aqmlab run of `scenario`: the compared quantities and the run's wall time."""
     from . import api
 
-    ours = api.run(scenario.aqmlab_scenario())
+    rendered = scenario.aqmlab_scenario()
+    if scenario.rate_changes:
+        rendered["output"]["per_flow_timeseries"] = True  # for the goodput per phase
+    ours = api.run(rendered)
     flows, queue = ours.flows, ours.queues.iloc[0]
     tcp = flows[flows["kind"] == "tcp"]
     mine = {
@@ -467,12 +516,41 @@ def aqmlab_metrics(scenario: MatchedScenario) -> tuple[dict[str, Any], float]:
         "retransmits": float(tcp["retransmits"].sum()),
         "per_flow_goodput_bps": tcp["goodput_bps"].tolist(),
     }
+    if scenario.rate_changes:
+        mine |= _aqmlab_phase_goodputs(scenario, ours.timeseries, [i for i, k in enumerate(flows["kind"]) if k == "tcp"])
     if scenario.adaptive:
         adaptive = ours.summary["queues"][0]["adaptive"]
         mine |= {"max_p_at_end": float(adaptive["max_p_at_end"]), "mean_max_p": float(adaptive["mean_max_p"]),
                  "min_th": float(adaptive["min_th"]), "max_th": float(adaptive["max_th"]),
                  "weight": float(adaptive["weight"])}
     return mine, ours.wall_seconds
+
+
+def _phase_key(i: int, rate_bps: float) -> str:
+    return f"phase{i}_{rate_bps / 1e6:g}Mbps_tcp_goodput_bps"
+
+
+def _aqmlab_phase_goodputs(scenario: MatchedScenario, ts: Any, tcp_flows: list[int]) -> dict[str, float]:
+    """TCP goodput in each phase of `scenario.phases()` from aqmlab's per-flow time series (payload
+    delivered in order per bin; a bin belongs to the phase that holds its middle)."""
+    bin_s = scenario.duration_s / len(ts)
+    for a, b, _ in scenario.phases():
+        for t in (a, b):
+            if abs(t / bin_s - round(t / bin_s)) > 1e-6:
+                raise ValueError(f"{scenario.name}: phase boundary {t} s is not a multiple of the {bin_s} s bin")
+    mid = ts["time_s"].to_numpy() - bin_s / 2
+    total = ts[[f"flow{i}_goodput_bps" for i in tcp_flows]].sum(axis=1).to_numpy()
+    return {_phase_key(k, rate): float(total[(mid > a) & (mid < b)].sum() * bin_s / (b - a))
+            for k, (a, b, rate) in enumerate(scenario.phases())}
+
+
+def _ns3_phase_goodputs(scenario: MatchedScenario, ref: dict[str, Any]) -> dict[str, float]:
+    """TCP goodput in each phase of `scenario.phases()` from dumbbell.cc's `rate_phases`."""
+    phases = [p for p in ref["rate_phases"] if p["after_warmup"]]
+    expected = scenario.phases()
+    if [(p["start_s"], p["end_s"], p["rate_bps"]) for p in phases] != [tuple(map(float, e)) for e in expected]:
+        raise RuntimeError(f"{scenario.name}: ns-3's phases {phases} are not {expected}")
+    return {_phase_key(k, rate): float(p["tcp_goodput_bps"]) for k, (p, (_, _, rate)) in enumerate(zip(phases, expected))}
 
 
 def _mean_over_runs(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -506,6 +584,8 @@ def _compare_one(binary: Path, scenario: MatchedScenario) -> Comparison:
         "retransmits": float(sum(f["retx_pkts_after_warmup"] for f in ref_tcp)),
         "per_flow_goodput_bps": [f["goodput_bps"] for f in ref_tcp],
     }
+    if scenario.rate_changes:
+        theirs |= _ns3_phase_goodputs(scenario, ref)
     if scenario.adaptive:
         red = ref["bottleneck"]["red_state"]
         theirs |= {"max_p_at_end": red["cur_max_p_at_end"], "mean_max_p": red["mean_cur_max_p_after_warmup"],
@@ -532,7 +612,8 @@ def markdown_table(rows: list[Comparison]) -> str:
     out = [f"Means over seeds {', '.join(map(str, SEEDS))}.", "",
            "| scenario | quantity | aqmlab | ns-3 | aqmlab/ns-3 |", "|---|---|---|---|---|"]
     for r in rows:
-        for k in (k for k in keys if k in r.aqmlab):
+        phases = sorted(k for k in r.aqmlab if k.startswith("phase"))
+        for k in (k for k in [*keys, *phases] if k in r.aqmlab):
             a, b = r.aqmlab[k], r.ns3[k]
             if a == 0 and b == 0:
                 continue
@@ -566,7 +647,7 @@ def main() -> None:
     the tables for docs/validation.md (section 3), with wall times. ``--grid-only`` skips the named
     scenarios."""
     binary = build()
-    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *ARED_SCENARIOS.values(),
+    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *ARED_SCENARIOS.values(), *RATE_SCENARIOS.values(),
                                                      *REPORTED_ONLY.values(), NEWCOMER, *PROFILE_SCENARIOS.values()]
     t0 = time.perf_counter()
     rows = [compare(binary, s) for s in named]

@@ -486,6 +486,113 @@ PrintHist(std::ostream& o, const M& m)
     o << "}";
 }
 
+// ---------------------------------------------------------------- rate schedule
+
+// --rateChanges: at each time t the DataRate of both bottleneck devices (R1->R2 and R2->R1)
+// becomes the given rate. PointToPointNetDevice computes a packet's transmission time when the
+// transmission starts (TransmitStart), so a packet already on the wire keeps its old rate.
+struct RateChange
+{
+    double t;
+    DataRate rate;
+};
+
+// Parses "t:rate,t:rate,..." (t in seconds, rate an ns-3 DataRate string). Returns false with a
+// message in `err` on bad input (rather than aborting inside ns-3's DataRate parser).
+bool
+ParseRateChanges(const std::string& s, double duration, std::vector<RateChange>& out, std::string& err)
+{
+    out.clear();
+    if (s.empty())
+    {
+        return true;
+    }
+    std::stringstream ss(s);
+    std::string tok;
+    while (std::getline(ss, tok, ','))
+    {
+        auto colon = tok.find(':');
+        if (tok.empty() || colon == std::string::npos || tok.find(':', colon + 1) != std::string::npos)
+        {
+            err = "entry '" + tok + "' is not of the form <time s>:<rate>, e.g. 20:4Mbps";
+            return false;
+        }
+        std::string ts = tok.substr(0, colon);
+        std::string rs = tok.substr(colon + 1);
+        char* end = nullptr;
+        double t = ts.empty() ? NAN : std::strtod(ts.c_str(), &end);
+        if (ts.empty() || end != ts.c_str() + ts.size() || !std::isfinite(t) || t < 0)
+        {
+            err = "entry '" + tok + "': time '" + ts + "' is not a finite number of seconds >= 0";
+            return false;
+        }
+        if (t > duration)
+        {
+            err = "entry '" + tok + "': time " + ts + " s is after the end of the run (--duration)";
+            return false;
+        }
+        if (!out.empty() && t <= out.back().t)
+        {
+            err = "entry '" + tok + "': times must be strictly increasing";
+            return false;
+        }
+        DataRate rate;
+        std::istringstream rin(rs);
+        rin >> rate;
+        if (rs.empty() || rin.fail())
+        {
+            err = "entry '" + tok + "': rate '" + rs + "' is not an ns-3 DataRate (e.g. 4Mbps, 4000000bps)";
+            return false;
+        }
+        if (rate.GetBitRate() == 0)
+        {
+            err = "entry '" + tok + "': a rate of 0 (a link outage) cannot be expressed with "
+                  "PointToPointNetDevice";
+            return false;
+        }
+        out.push_back({t, rate});
+    }
+    return true;
+}
+
+void
+SetBottleneckRate(Ptr<PointToPointNetDevice> fwd, Ptr<PointToPointNetDevice> rev, DataRate rate)
+{
+    fwd->SetDataRate(rate);
+    rev->SetDataRate(rate);
+}
+
+// Goodput per phase of the rate schedule: cumulative TCP sink bytes and bottleneck frame bytes
+// at each phase boundary (0, the warm-up and every change time).
+struct PhaseSnapshot
+{
+    double t;
+    uint64_t tcpRxBytes;
+    uint64_t frameBytes;
+};
+
+std::vector<PhaseSnapshot> g_phaseSnaps;
+
+uint64_t
+TcpRxBytesNow()
+{
+    uint64_t b = 0;
+    for (const auto& f : g_flows)
+    {
+        if (f.isTcp)
+        {
+            b += f.sink->GetTotalRx();
+        }
+    }
+    return b;
+}
+
+void
+PhaseSnapshotNow()
+{
+    g_phaseSnaps.push_back({Simulator::Now().GetSeconds(), TcpRxBytesNow(), g_bnTxBytes});
+}
+
 } // namespace
 
 int
@@ -562,6 +669,7 @@ main(int argc, char* argv[])
     double udpStart = 0.0;
     double udpStop = -1; // <0 => duration
     double udpAccessDelayMs = 1;
+    std::string rateChanges; // "t:rate,..." (empty: the bottleneck keeps bottleneckRate)
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nFlows", "number of TCP flows", nFlows);
@@ -641,7 +749,22 @@ main(int argc, char* argv[])
     cmd.AddValue("udpStart", "UDP start [s]", udpStart);
     cmd.AddValue("udpStop", "UDP stop [s] (<0 = duration)", udpStop);
     cmd.AddValue("udpAccessDelay", "UDP sender/receiver access delay [ms]", udpAccessDelayMs);
+    cmd.AddValue("rateChanges",
+                 "bottleneck rate schedule: comma list of t:rate (t in s, rate an ns-3 DataRate "
+                 "string, e.g. 20:4Mbps,40:10Mbps); each sets the DataRate of both bottleneck "
+                 "devices (R1->R2 and R2->R1) at time t. Empty: none",
+                 rateChanges);
     cmd.Parse(argc, argv);
+
+    std::vector<RateChange> rateSchedule;
+    {
+        std::string err;
+        if (!ParseRateChanges(rateChanges, duration, rateSchedule, err))
+        {
+            std::cerr << "error: --rateChanges=" << rateChanges << ": " << err << std::endl;
+            return 1;
+        }
+    }
 
     if (devQueue < 1)
     {
@@ -955,6 +1078,32 @@ main(int argc, char* argv[])
     revDev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnRevPhyTxEnd));
     Simulator::Schedule(Seconds(0), &Sample);
     Simulator::Schedule(Seconds(warmup), &WarmupSnapshot);
+    for (const auto& c : rateSchedule)
+    {
+        Simulator::Schedule(Seconds(c.t), &SetBottleneckRate, g_bnDev, revDev, c.rate);
+    }
+    // Phase boundaries: 0, the warm-up and every change time (the end is read after the run).
+    std::vector<double> phaseStarts = {0.0};
+    if (warmup > 0 && warmup < duration)
+    {
+        phaseStarts.push_back(warmup);
+    }
+    for (const auto& c : rateSchedule)
+    {
+        if (c.t > 0 && c.t < duration)
+        {
+            phaseStarts.push_back(c.t);
+        }
+    }
+    std::sort(phaseStarts.begin(), phaseStarts.end());
+    phaseStarts.erase(std::unique(phaseStarts.begin(), phaseStarts.end()), phaseStarts.end());
+    if (!rateSchedule.empty())
+    {
+        for (double t : phaseStarts)
+        {
+            Simulator::Schedule(Seconds(t), &PhaseSnapshotNow);
+        }
+    }
     if (queue == "red")
     {
         Simulator::Schedule(Seconds(warmup) + MilliSeconds(100), &SampleRedMaxP);
@@ -993,6 +1142,39 @@ main(int argc, char* argv[])
     // ------------------------------------------------------------ output
     double measure = duration - warmup;
     double bnBps = DataRate(bottleneckRate).GetBitRate();
+    // The bottleneck rate in force at time t (the schedule's last change at or before t).
+    auto rateAt = [&](double t) {
+        double r = bnBps;
+        for (const auto& c : rateSchedule)
+        {
+            if (c.t <= t)
+            {
+                r = c.rate.GetBitRate();
+            }
+        }
+        return r;
+    };
+    // Mean capacity over the measured window (utilization and goodput fraction are relative to it);
+    // without a schedule it is bottleneckRate.
+    double capBps = bnBps;
+    if (!rateSchedule.empty() && duration > warmup)
+    {
+        std::vector<double> cuts = {warmup, duration};
+        for (const auto& c : rateSchedule)
+        {
+            if (c.t > warmup && c.t < duration)
+            {
+                cuts.push_back(c.t);
+            }
+        }
+        std::sort(cuts.begin(), cuts.end());
+        double bits = 0;
+        for (size_t i = 0; i + 1 < cuts.size(); ++i)
+        {
+            bits += rateAt(cuts[i]) * (cuts[i + 1] - cuts[i]);
+        }
+        capBps = bits / (duration - warmup);
+    }
     std::ostringstream o;
     o << std::setprecision(10);
     o << "{\n";
@@ -1043,6 +1225,13 @@ main(int argc, char* argv[])
           << ", \"payload_bytes\": " << udpPktSize << ", \"start_s\": " << udpStart
           << ", \"stop_s\": " << udpStop << ", \"accessDelay_ms\": " << udpAccessDelayMs << "}";
     }
+    o << ", \"rate_changes\": [";
+    for (size_t i = 0; i < rateSchedule.size(); ++i)
+    {
+        o << (i ? ", " : "") << "{\"t_s\": " << rateSchedule[i].t
+          << ", \"rate_bps\": " << rateSchedule[i].rate.GetBitRate() << "}";
+    }
+    o << "], \"mean_bottleneck_rate_after_warmup_bps\": " << capBps;
     o << ", \"duration_s\": " << duration << ", \"warmup_s\": " << warmup << ", \"seed\": " << seed
       << ", \"run\": " << run << ", \"startMode\": \"" << startMode << "\"},\n";
 
@@ -1102,7 +1291,7 @@ main(int argc, char* argv[])
     o << "  ],\n";
     o << "  \"aggregate\": {\"tcp_goodput_bps\": " << aggTcp << ", \"udp_goodput_bps\": " << aggUdp
       << ", \"total_goodput_bps\": " << aggTcp + aggUdp
-      << ", \"tcp_goodput_fraction_of_bottleneck\": " << aggTcp / bnBps;
+      << ", \"tcp_goodput_fraction_of_bottleneck\": " << aggTcp / capBps;
     {
         // Jain fairness over TCP goodputs
         double s = 0, s2 = 0;
@@ -1121,6 +1310,28 @@ main(int argc, char* argv[])
         o << ", \"jain_fairness_tcp\": " << (s2 > 0 ? s * s / (n * s2) : 0.0);
     }
     o << "},\n";
+
+    // With --rateChanges: TCP goodput and bottleneck utilization per phase (between consecutive
+    // boundaries among 0, the warm-up, the change times and the end).
+    if (!rateSchedule.empty())
+    {
+        g_phaseSnaps.push_back({duration, TcpRxBytesNow(), g_bnTxBytes});
+        o << "  \"rate_phases\": [";
+        for (size_t i = 0; i + 1 < g_phaseSnaps.size(); ++i)
+        {
+            const auto& a = g_phaseSnaps[i];
+            const auto& b = g_phaseSnaps[i + 1];
+            double len = b.t - a.t;
+            double rate = rateAt(a.t);
+            o << (i ? ",\n    " : "\n    ") << "{\"start_s\": " << a.t << ", \"end_s\": " << b.t
+              << ", \"rate_bps\": " << rate << ", \"after_warmup\": "
+              << (a.t >= warmup ? "true" : "false")
+              << ", \"tcp_goodput_bps\": " << (len > 0 ? (b.tcpRxBytes - a.tcpRxBytes) * 8.0 / len : 0)
+              << ", \"utilization\": "
+              << (len > 0 ? (b.frameBytes - a.frameBytes) * 8.0 / (rate * len) : 0) << "}";
+        }
+        o << "\n  ],\n";
+    }
 
     auto dropsAll = st.nDroppedPacketsBeforeEnqueue;
     o << "  \"bottleneck\": {\n";
@@ -1234,7 +1445,7 @@ main(int argc, char* argv[])
       << ", \"frames_tx_after_warmup\": " << g_bnTxPktsWarm
       << ", \"frame_bytes_tx_after_warmup\": " << g_bnTxBytesWarm
       << ", \"utilization_after_warmup\": "
-      << (measure > 0 ? g_bnTxBytesWarm * 8.0 / (bnBps * measure) : 0)
+      << (measure > 0 ? g_bnTxBytesWarm * 8.0 / (capBps * measure) : 0)
       << ", \"device_queue_drops\": " << g_devQueue->GetTotalDroppedPackets()
       << ", \"reverse_device_queue_drops\": " << revDev->GetQueue()->GetTotalDroppedPackets()
       << "}\n";
