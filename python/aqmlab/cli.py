@@ -319,6 +319,80 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
                    + ("" if no_plot else f"; plots: {out_dir / 'delay_goodput.png'}, {out_dir / 'flow_goodput.png'}"))
 
 
+def _split_list(values: tuple[str, ...]) -> list[str]:
+    """Repeated options and comma-separated lists alike: ``--aqm red,codel --aqm pie``."""
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+@cli.command()
+@click.argument("suite_name", metavar="SUITE")
+@click.option("--aqm", "aqms", multiple=True, metavar="NAME[,NAME...]",
+              help="AQMs to compare (repeatable or comma-separated; default: all of fifo, red, ared, feng-ared, "
+                   "codel, pie, fq_codel).")
+@click.option("--scenarios", "scenarios", multiple=True, metavar="NAME[,NAME...]",
+              help="Scenarios to run: names (heavy_congestion, rtt_fairness, rtt_fairness_3, ...) or RFC 7928 "
+                   "sections (8.2.4, 6.2); default: all (with --quick: unresponsive, heavy_congestion, "
+                   "vary_capacity_uno).")
+@click.option("--seeds", type=click.IntRange(min=1), default=None,
+              help="Runs per scenario and AQM, seeds 1..N (default 5; 3 with --quick). 3 or more draw ellipses.")
+@click.option("--quick", is_flag=True, help="60-s runs, 3 seeds, 3 scenarios: about half a minute on 2 cores.")
+@click.option("--out", "out", type=str, default="results/rfc7928", show_default=True,
+              help="Directory for report.md, <scenario>/delay_goodput.png, sweep.parquet and runs/ (reused when "
+                   "run again).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: the CPU count).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary lines.")
+def suite(suite_name: str, aqms: tuple[str, ...], scenarios: tuple[str, ...], seeds: int | None, quick: bool,
+          out: str, workers: int | None, quiet: bool) -> None:
+    """Run SUITE (rfc7928: the ns-3 AQM Evaluation Suite's RFC 7928 scenarios) under each AQM: per scenario a
+    delay-goodput ellipse plot, and report.md."""
+    from tqdm import tqdm
+
+    from . import suite as suite_mod
+
+    if suite_name not in suite_mod.SUITES:
+        _fail(f"suite {suite_name!r} is not a suite; allowed: {', '.join(suite_mod.SUITES)}")
+    if out.strip() == "":
+        _fail("--out '': the results directory must not be empty; give a directory such as results/rfc7928")
+    bar = None
+
+    def on_start(todo: int, reused: int) -> None:
+        nonlocal bar
+        if not quiet:
+            click.echo(f"{todo + reused} runs: {reused} reused from {out}, {todo} to compute")
+        bar = tqdm(total=todo, unit="run", disable=quiet or todo == 0, leave=False)
+
+    def on_run() -> None:
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        names = _split_list(scenarios)
+        cases = suite_mod.select_cases(names) if names else None
+        chosen = _split_list(aqms) or list(suite_mod.DEFAULT_AQMS)
+        for aqm in chosen:
+            suite_mod.aqm_queue(aqm, 1)
+        if len(set(chosen)) != len(chosen):
+            _fail(f"--aqm: an AQM is listed twice ({', '.join(chosen)})")
+        try:
+            outcome, report = suite_mod.run_suite(Path(out), cases=cases, aqms=chosen, seeds=seeds, quick=quick,
+                                                  workers=workers, on_start=on_start, on_run=on_run)
+        finally:
+            if bar is not None:
+                bar.close()
+    except AqmlabError as e:
+        _fail(str(e))
+        return
+    except KeyboardInterrupt:
+        _fail(f"interrupted; finished runs are kept in {Path(out) / 'runs'}; rerun the same command for the rest")
+        return
+    if outcome.failed:
+        run, why = outcome.failed[0]
+        _fail(f"{len(outcome.failed)} runs failed (the others are in {report}); first: {run.params}: {why}")
+    if not quiet:
+        click.echo(f"computed {outcome.computed}, reused {outcome.reused}; report: {report}")
+
+
 @cli.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @_SET_OPTION

@@ -87,9 +87,10 @@ def configurations(table: pd.DataFrame, keys: Sequence[str]) -> list[tuple[str, 
     return [(label, table[labels == label]) for label in dict.fromkeys(labels)]
 
 
-def plot_delay_goodput(table: pd.DataFrame, keys: Sequence[str], path: Path) -> None:
+def plot_delay_goodput(table: pd.DataFrame, keys: Sequence[str], path: Path, *, heading: str | None = None) -> None:
     """Draws the delay–goodput graph of a sweep table into a PNG at ``path``, atomically (a hidden
-    file beside it, renamed). Rows without a delay or goodput (a run with no packets) are left out."""
+    file beside it, renamed). Rows without a delay or goodput (a run with no packets) are left out.
+    ``heading``, when given, is the title's first line (``aqmlab suite`` names the scenario there)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -111,7 +112,7 @@ def plot_delay_goodput(table: pd.DataFrame, keys: Sequence[str], path: Path) -> 
     ax.invert_xaxis()  # RFC 7928 §2.7: less delay to the right, so better is up-right
     ax.set_xlabel("queueing delay: mean sojourn at the bottleneck (ms)")
     ax.set_ylabel("goodput (Mb/s)")
-    title = f"delay vs goodput, {len(table)} runs; ellipses: 1σ of each configuration with ≥ {MIN_ELLIPSE_RUNS} runs"
+    title = (f"{heading}\n" if heading else "") + f"delay vs goodput, {len(table)} runs; ellipses: 1σ of each configuration with ≥ {MIN_ELLIPSE_RUNS} runs"
     if len(groups) > MAX_LEGEND:
         title += f"\n{len(groups)} configurations: no legend above {MAX_LEGEND}"
     elif groups:
