@@ -96,7 +96,8 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 pub struct Packet {
     /// The flow this packet belongs to (ACKs carry the flow of the data they acknowledge).
     pub flow: FlowId,
-    /// Data: segment number. ACK: unused (0). UDP: datagram sequence number.
+    /// Data: segment number. ACK: the receiver's TSval, its clock in whole ms when it sent the ACK
+    /// (RFC 7323; read by LEDBAT). UDP: datagram sequence number.
     pub seq: u32,
     /// ACK: the next segment expected (cumulative). TCP data: the sender's RTT hint (see
     /// [`Packet::rtt_hint_ms`]). UDP media: fragment tags (see [`media`]).

@@ -115,7 +115,8 @@ impl<W: Write> PcapWriter<W> {
         if is_udp(pkt) {
             t[4..6].copy_from_slice(&((ip_len - 20) as u16).to_be_bytes());
         } else {
-            let seq = self.byte_seq(pkt.flow, pkt.seq, mss);
+            // ACKs carry their TSval in `seq`; the reverse stream sends no data, so its sequence is 0.
+            let seq = self.byte_seq(pkt.flow, if pkt.kind == PacketKind::TcpAck { 0 } else { pkt.seq }, mss);
             // Data segments use `ack` for the RTT hint; the reverse stream's sequence is 0.
             let ack = if pkt.kind == PacketKind::TcpAck { self.byte_seq(pkt.flow, pkt.ack, mss) } else { 0 };
             t[4..8].copy_from_slice(&seq.to_be_bytes());

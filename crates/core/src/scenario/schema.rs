@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::units::{Bytes, Duration, Rate, ScheduledRate, WindowCap};
-use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, LedbatVariant, Recovery, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -303,9 +303,33 @@ pub struct FlowParams {
     /// `tahoe`, `reno`, `newreno` or `sack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<TcpVariant>,
-    /// `reno`, `cubic`, `cubic-ns3` or `dctcp`.
+    /// `reno`, `cubic`, `cubic-ns3`, `dctcp` or `ledbat`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion_control: Option<CongestionControl>,
+    /// LEDBAT only: `ns3` (ns-3 3.44's `TcpLedbat`, the default) or `rfc6817`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_variant: Option<LedbatVariant>,
+    /// LEDBAT only: TARGET, the queuing delay aimed at (default 100ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_target: Option<Duration>,
+    /// LEDBAT only: GAIN (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_gain: Option<f64>,
+    /// LEDBAT only: base-delay history, one-minute buckets (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_base_history: Option<u32>,
+    /// LEDBAT only: noise-filter length, samples (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_noise_filter: Option<u32>,
+    /// LEDBAT only: NewReno slow start at first and after a timeout (default true, ns-3's `SSParam`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_slow_start: Option<bool>,
+    /// LEDBAT only: MIN_CWND, segments (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_min_cwnd: Option<u32>,
+    /// LEDBAT, `ledbat_variant = "rfc6817"` only: ALLOWED_INCREASE, segments (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledbat_allowed_increase: Option<u32>,
     /// `classic` or `prr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<Recovery>,

@@ -26,7 +26,7 @@ use crate::qdisc::{ChokeParams, SfqParams};
 use crate::qdisc::DualPi2Params;
 use crate::qdisc::CakeParams;
 use crate::scenario::units::Limit;
-use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, LedbatConfig, LedbatVariant, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
 use crate::traffic::proshare::ProshareParams;
 use super::media::{mpeg_params, proshare_params, MPEG_KEYS, PROSHARE_KEYS};
@@ -485,7 +485,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 }
 
 const TCP_KEYS: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
+    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "size",
     "size_dist", "repeat",
@@ -493,7 +494,8 @@ const TCP_KEYS: &[&str] = &[
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
-    "profile", "variant", "congestion_control", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
+    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -536,6 +538,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let d = f.profile.map_or_else(TcpConfig::default, TcpProfile::defaults);
     let variant = *f.variant.get_or_insert(d.variant);
     let congestion_control = *f.congestion_control.get_or_insert(d.congestion_control);
+    let ledbat = ledbat_config(f, congestion_control, path)?;
     let recovery = *f.recovery.get_or_insert(d.recovery);
     let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
     let count_acked_segments = *f.count_acked_segments.get_or_insert(d.count_acked_segments);
@@ -657,6 +660,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     Ok(TcpConfig {
         variant,
         congestion_control,
+        ledbat,
         recovery,
         limited_transmit,
         count_acked_segments,
@@ -686,6 +690,67 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         ssthresh_from_pipe,
         transfer_bytes,
     })
+}
+
+/// The `ledbat_*` keys: allowed only with `congestion_control = "ledbat"`, whose defaults (ns-3
+/// 3.44's `TcpLedbat` attributes) they then show in `validate --show`.
+fn ledbat_config(f: &mut FlowParams, cc: CongestionControl, path: &str) -> ConfigResult<LedbatConfig> {
+    let d = LedbatConfig::default();
+    if cc != CongestionControl::Ledbat {
+        let given = [
+            ("ledbat_variant", f.ledbat_variant.is_some()), ("ledbat_target", f.ledbat_target.is_some()),
+            ("ledbat_gain", f.ledbat_gain.is_some()), ("ledbat_base_history", f.ledbat_base_history.is_some()),
+            ("ledbat_noise_filter", f.ledbat_noise_filter.is_some()), ("ledbat_slow_start", f.ledbat_slow_start.is_some()),
+            ("ledbat_min_cwnd", f.ledbat_min_cwnd.is_some()), ("ledbat_allowed_increase", f.ledbat_allowed_increase.is_some()),
+        ];
+        if let Some((key, _)) = given.iter().find(|(_, set)| *set) {
+            return err(join(path, key), format!("applies only to congestion_control = \"ledbat\", got \"{}\"", cc_name(cc)));
+        }
+        return Ok(d);
+    }
+    let variant = *f.ledbat_variant.get_or_insert(d.variant);
+    let target = f.ledbat_target.get_or_insert(Duration(d.target)).0;
+    if target < Dur::from_millis(1) {
+        return err(join(path, "ledbat_target"), format!("must be at least 1ms (ns-3 counts it in whole ms), got {}", Duration(target)));
+    }
+    let gain = *f.ledbat_gain.get_or_insert(d.gain);
+    if !(gain.is_finite() && gain > 0.0) {
+        return err(join(path, "ledbat_gain"), format!("must be a positive number (RFC 6817: at most 1), got {gain}"));
+    }
+    let base_history = *f.ledbat_base_history.get_or_insert(d.base_history);
+    let noise_filter = *f.ledbat_noise_filter.get_or_insert(d.noise_filter);
+    for (key, v) in [("ledbat_base_history", base_history), ("ledbat_noise_filter", noise_filter)] {
+        if !(1..=10_000).contains(&v) {
+            return err(join(path, key), format!("must be between 1 and 10000, got {v}"));
+        }
+    }
+    let slow_start = *f.ledbat_slow_start.get_or_insert(d.slow_start);
+    let min_cwnd = *f.ledbat_min_cwnd.get_or_insert(d.min_cwnd);
+    if min_cwnd == 0 {
+        return err(join(path, "ledbat_min_cwnd"), "must be at least 1 segment, got 0");
+    }
+    let allowed_increase = match (variant, f.ledbat_allowed_increase) {
+        (LedbatVariant::Ns3, Some(_)) => {
+            return err(join(path, "ledbat_allowed_increase"), "applies only to ledbat_variant = \"rfc6817\" (ns-3 caps cwnd at the data outstanding before each ACK)");
+        }
+        (LedbatVariant::Ns3, None) => d.allowed_increase,
+        (LedbatVariant::Rfc6817, _) => *f.ledbat_allowed_increase.get_or_insert(d.allowed_increase),
+    };
+    if allowed_increase == 0 {
+        return err(join(path, "ledbat_allowed_increase"), "must be at least 1 segment (RFC 6817: greater than 0), got 0");
+    }
+    Ok(LedbatConfig { variant, target, gain, base_history, noise_filter, slow_start, min_cwnd, allowed_increase })
+}
+
+/// The scenario spelling of a congestion control.
+fn cc_name(cc: CongestionControl) -> &'static str {
+    match cc {
+        CongestionControl::Reno => "reno",
+        CongestionControl::Cubic => "cubic",
+        CongestionControl::CubicNs3 => "cubic-ns3",
+        CongestionControl::Dctcp => "dctcp",
+        CongestionControl::Ledbat => "ledbat",
+    }
 }
 
 /// The transfer plan of a TCP group with `size_dist` or `repeat`; `None` otherwise.

@@ -4,6 +4,7 @@
 use crate::engine::Dur;
 
 pub use super::congestion::CongestionControl;
+use super::ledbat::LedbatConfig;
 
 /// Sender congestion-control / loss-recovery flavour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -95,6 +96,8 @@ pub struct TcpConfig {
     pub initial_ssthresh: u32,
     /// Growth and reduction of the window.
     pub congestion_control: CongestionControl,
+    /// LEDBAT's settings (read only with `congestion_control = Ledbat`).
+    pub ledbat: LedbatConfig,
     /// Window management in fast recovery.
     pub recovery: Recovery,
     /// Who stamps the RTT hint.
@@ -174,6 +177,7 @@ impl Default for TcpConfig {
         TcpConfig {
             variant: TcpVariant::NewReno,
             congestion_control: CongestionControl::Reno,
+            ledbat: LedbatConfig::default(),
             recovery: Recovery::Classic,
             limited_transmit: false,
             fast_retransmit_guard: None,

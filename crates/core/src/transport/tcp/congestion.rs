@@ -1,5 +1,5 @@
 //! Congestion-window growth and reduction, separate from loss recovery: Reno (RFC 5681), CUBIC
-//! (RFC 9438) and DCTCP (RFC 8257). The sender decides *when* (an ACK outside recovery, a loss, an
+//! (RFC 9438), DCTCP (RFC 8257) and LEDBAT (RFC 6817, ledbat.rs). The sender decides *when* (an ACK outside recovery, a loss, an
 //! ECN echo); this module says *by how much*. Windows are in segments.
 //!
 //! Choices (docs/tcp.md):
@@ -15,8 +15,12 @@
 //!   matching ns-3 (cubic_ns3.rs says how it differs).
 //! * DCTCP: g = 1/16, α starts at 1 (RFC 8257 §3.3), updated once per window of data; an ECN
 //!   echo cuts cwnd by α/2 at most once per window; losses are handled as Reno's (§3.5).
+//! * LEDBAT: delay-based growth towards a target queuing delay, ns-3's `TcpLedbat` or RFC 6817's
+//!   pseudocode (`ledbat_variant`); the sender calls [`Ledbat::grow`] itself, with the flight size
+//!   LEDBAT caps cwnd at (ledbat.rs).
 
 use super::cubic_ns3::CubicNs3;
+use super::ledbat::{Ledbat, LedbatConfig};
 use crate::engine::{Dur, Time};
 
 /// Which congestion-control algorithm grows and cuts the window.
@@ -32,6 +36,9 @@ pub enum CongestionControl {
     CubicNs3,
     /// RFC 8257: Reno growth, ECN cut proportional to the fraction of marked bytes.
     Dctcp,
+    /// RFC 6817 LEDBAT (ns-3's `TcpLedbat` by default): grows while the queuing delay it measures
+    /// is below a target, shrinks above it; halves on loss.
+    Ledbat,
 }
 
 /// RFC 9438 §5.1: C = 0.4 segments/s³.
@@ -49,6 +56,7 @@ pub(super) enum CcState {
     Cubic(Box<Cubic>),
     CubicNs3(Box<CubicNs3>),
     Dctcp(Box<Dctcp>),
+    Ledbat(Box<Ledbat>),
 }
 
 /// RFC 9438 §4 state.
@@ -80,13 +88,25 @@ pub(super) struct Dctcp {
 }
 
 impl CcState {
+    #[cfg(test)]
     pub(super) fn new(cc: CongestionControl) -> CcState {
+        CcState::with_ledbat(cc, LedbatConfig::default())
+    }
+
+    /// As [`CcState::new`], with LEDBAT's settings (used only by `Ledbat`).
+    pub(super) fn with_ledbat(cc: CongestionControl, ledbat: LedbatConfig) -> CcState {
         match cc {
             CongestionControl::Reno => CcState::Reno,
             CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 })),
             CongestionControl::CubicNs3 => CcState::CubicNs3(Box::default()),
             CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
+            CongestionControl::Ledbat => CcState::Ledbat(Box::new(Ledbat::new(ledbat))),
         }
+    }
+
+    /// LEDBAT's state (None for the others).
+    pub(super) fn ledbat_mut(&mut self) -> Option<&mut Ledbat> {
+        if let CcState::Ledbat(l) = self { Some(l) } else { None }
     }
 
     /// Window growth on an ACK of `acked` new segments outside loss recovery. With
@@ -112,7 +132,8 @@ impl CcState {
         }
         let counted = if per_segment { acked } else { 1 };
         match self {
-            CcState::Reno | CcState::Dctcp(_) => *cwnd += f64::from(counted) / *cwnd,
+            // LEDBAT grows through `Ledbat::grow` (the sender knows its flight); Reno's if not.
+            CcState::Reno | CcState::Dctcp(_) | CcState::Ledbat(_) => *cwnd += f64::from(counted) / *cwnd,
             CcState::Cubic(c) => c.grow(cwnd, acked, counted, now, srtt),
             CcState::CubicNs3(_) => unreachable!("handled above"),
         }
@@ -125,6 +146,7 @@ impl CcState {
             CcState::Reno | CcState::Dctcp(_) => window / 2.0, // RFC 5681 (4)
             CcState::Cubic(c) => c.reduce(window),
             CcState::CubicNs3(c) => c.reduce(window),
+            CcState::Ledbat(l) => return l.loss_ssthresh(window),
         };
         next.max(2.0)
     }

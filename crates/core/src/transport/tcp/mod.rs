@@ -1,4 +1,4 @@
-//! TCP: sender variants (Tahoe, Reno, NewReno, SACK) with Reno, CUBIC or DCTCP congestion control,
+//! TCP: sender variants (Tahoe, Reno, NewReno, SACK) with Reno, CUBIC, DCTCP or LEDBAT congestion control,
 //! classic or PRR recovery, limited transmit; receiver; timers — sans-IO.
 //!
 //! Contract with the engine (the same for sender and receiver):
@@ -10,6 +10,7 @@
 mod config;
 mod congestion;
 mod cubic_ns3;
+mod ledbat;
 mod profile;
 mod prr;
 mod receiver;
@@ -21,6 +22,7 @@ mod vegas_base_rtt;
 #[cfg(test)]
 mod tests;
 
+pub use ledbat::{LedbatConfig, LedbatVariant};
 pub use config::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
 pub use profile::TcpProfile;
 pub use receiver::{TcpReceiver, TcpReceiverStats};

@@ -74,7 +74,7 @@ impl TcpReceiver {
             // pending at once with the old value so the sender counts marked bytes exactly.
             let ce = pkt.ecn == Ecn::Ce;
             if ce != self.ece && self.pending > 0 {
-                self.send_ack(cfg, None, out);
+                self.send_ack(cfg, now, None, out);
             }
             self.ece = ce;
         } else {
@@ -100,21 +100,21 @@ impl TcpReceiver {
             let filled_gap = !self.out_of_order.is_empty();
             self.deliver_through(cfg, seq + 1);
             if filled_gap {
-                self.send_ack(cfg, Some(seq), out);
+                self.send_ack(cfg, now, Some(seq), out);
                 return;
             }
             self.pending += 1;
             if self.pending >= cfg.delayed_ack.count {
-                self.send_ack(cfg, None, out);
+                self.send_ack(cfg, now, None, out);
             } else if self.ack_at == Time::NEVER {
                 self.ack_at = now + cfg.delayed_ack.timeout;
             }
         } else if seq < self.rcv_nxt || self.holds(seq) {
             self.stats.duplicates += 1;
-            self.send_ack(cfg, None, out);
+            self.send_ack(cfg, now, None, out);
         } else {
             self.buffer(seq);
-            self.send_ack(cfg, Some(seq), out);
+            self.send_ack(cfg, now, Some(seq), out);
         }
     }
 
@@ -163,9 +163,12 @@ impl TcpReceiver {
         }
     }
 
-    fn send_ack(&mut self, cfg: &TcpConfig, latest: Option<u32>, out: &mut Vec<Packet>) {
+    fn send_ack(&mut self, cfg: &TcpConfig, now: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
         let mut ack = Packet::new(PacketKind::TcpAck, self.flow);
         ack.ack = self.rcv_nxt;
+        // TSval on the 1-ms clock (RFC 7323 §3; ns-3 `NowToTsValue`), in the field ACKs leave free;
+        // LEDBAT's one-way delay is TSval − TSecr.
+        ack.seq = super::sender::ms_clock(now);
         ack.size = cfg.ack_bytes;
         ack.sent_at = self.ts_recent; // TSecr (used by the sender only with timestamps on)
         self.last_ack_sent = self.rcv_nxt;
@@ -194,7 +197,7 @@ impl TcpReceiver {
     /// Handles the delayed-ACK timer.
     pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         if self.pending > 0 && now >= self.ack_at {
-            self.send_ack(cfg, None, out);
+            self.send_ack(cfg, now, None, out);
         }
     }
 

@@ -60,7 +60,7 @@ use super::prr::Prr;
 use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
 use super::vegas_base_rtt::VegasBaseRtt;
-use super::{CongestionControl, FastRetransmitGuard, Recovery, RttHintSource, TcpConfig, TcpVariant};
+use super::{CongestionControl, FastRetransmitGuard, LedbatVariant, Recovery, RttHintSource, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 
@@ -181,7 +181,7 @@ impl TcpSender {
             integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
-            cc: CcState::new(cfg.congestion_control),
+            cc: CcState::with_ledbat(cfg.congestion_control, cfg.ledbat),
             prr: Prr::default(),
             partial_ack_seen: false,
             min_rtt_ns: u64::MAX,
@@ -308,6 +308,9 @@ impl TcpSender {
     /// Handles an arriving ACK.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet, out: &mut Vec<Packet>) {
         self.integrate(now);
+        if cfg.congestion_control == CongestionControl::Ledbat {
+            self.ledbat_sample(cfg, now, ack);
+        }
         if self.reno_board.is_some() {
             self.ns3_on_ack(cfg, now, ack, out);
             return;
@@ -327,6 +330,26 @@ impl TcpSender {
             self.on_new_ack(cfg, now, ack, sacked_before, new_sack_info, out);
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(cfg, now, sacked_before, out);
+        }
+    }
+
+    /// LEDBAT's one-way-delay sample (ns-3 `PktsAcked`, called for every ACK that is neither stale
+    /// nor an ACK with nothing outstanding): TSval in the ACK's `seq`, TSecr its `sent_at` on the
+    /// same 1-ms clock. ns-3 takes samples once it has an RTT; an ACK of new data gives one first.
+    fn ledbat_sample(&mut self, cfg: &TcpConfig, now: Time, ack: &Packet) {
+        let new_data = ack.ack > self.snd_una && ack.ack <= self.snd_max;
+        let counts = new_data || (ack.ack == self.snd_una && self.snd_max > self.snd_una);
+        let has_rtt = new_data || self.rtt.srtt().is_some();
+        if let (true, Some(l)) = (counts, self.cc.ledbat_mut()) {
+            l.on_ack_timestamps(now, ack.seq, ms_clock(ack.sent_at), cfg.timestamps, has_rtt);
+        }
+    }
+
+    /// LEDBAT's growth on an ACK outside recovery: `acked` segments as the variant counts them,
+    /// `outstanding` (before, after) the ACK.
+    fn ledbat_grow(&mut self, cfg: &TcpConfig, acked: u32, outstanding: (u32, u32)) {
+        if let Some(l) = self.cc.ledbat_mut() {
+            l.grow(&mut self.cwnd, &mut self.ssthresh, acked, outstanding, cfg.mss);
         }
     }
 
@@ -406,7 +429,10 @@ impl TcpSender {
         let acks_retransmission = self.in_recovery
             && self.ns3_rexmits.as_ref().is_some_and(|r| r.range(self.snd_una..ack.ack).next().is_some());
         let in_timeout_loss = self.timeout_recover > self.snd_una;
+        let outstanding_before = self.snd_max - self.snd_una;
         let growth_acked = self.advance_una(ack.ack);
+        let outstanding = (outstanding_before, self.snd_max - self.snd_una);
+        let ledbat = (cfg.congestion_control == CongestionControl::Ledbat).then_some(cfg.ledbat.variant);
         let leaves_timeout_loss = in_timeout_loss && self.timeout_recover == 0;
         self.cc.observe_ack(acked, ece, self.snd_una, self.snd_max);
         // RFC 6675 §5: a cumulative ACK resets DupAcks; if it also carries new SACK information
@@ -447,6 +473,19 @@ impl TcpSender {
                 // every segment the ACK covers (ackNumber − oldHeadSequence), SACKed ones included.
                 let srtt = self.rtt.srtt();
                 self.cc.grow(&mut self.cwnd, self.ssthresh, acked, now, srtt, false);
+            } else if !self.in_recovery && ledbat == Some(LedbatVariant::Ns3) {
+                self.ledbat_grow(cfg, acked, outstanding); // the same `IncreaseWindow` call
+            }
+        } else if !ece && ledbat.is_some() {
+            match ledbat {
+                // ns-3 calls `IncreaseWindow` only in CA_OPEN (or a timeout's CA_LOSS): not on an
+                // ACK with new SACK blocks, which moves it to CA_DISORDER.
+                Some(LedbatVariant::Ns3) if sack_dupack && !in_timeout_loss => {}
+                Some(LedbatVariant::Ns3) => {
+                    let n = ns3_segments_acked(newly_delivered, growth_acked, sack_dupack, in_timeout_loss, leaves_timeout_loss);
+                    self.ledbat_grow(cfg, n, outstanding);
+                }
+                _ => self.ledbat_grow(cfg, newly_delivered, outstanding), // RFC 6817: bytes_newly_acked
             }
         } else if !ece {
             let srtt = self.rtt.srtt();
@@ -754,7 +793,12 @@ impl TcpSender {
     /// head marked lost as `EnterRecovery` does first). CUBIC and DCTCP keep FlightSize (ns-3's
     /// own reduce cwnd; see docs/tcp-profiles.md for why aqmlab does not follow that yet).
     fn reduction_window(&self, cfg: &TcpConfig, head_lost: bool) -> f64 {
-        if !cfg.ssthresh_from_pipe || cfg.congestion_control != CongestionControl::Reno {
+        let ledbat = cfg.congestion_control == CongestionControl::Ledbat;
+        if ledbat && cfg.ledbat.variant == LedbatVariant::Rfc6817 {
+            return self.cwnd; // RFC 6817 §2.4.2 "on data loss" halves cwnd
+        }
+        // ns-3's LEDBAT is a `TcpNewReno`: it halves what NewReno halves.
+        if !cfg.ssthresh_from_pipe || !(cfg.congestion_control == CongestionControl::Reno || ledbat) {
             return self.flight_size(cfg);
         }
         f64::from(if head_lost { self.pipe_with_head_lost(cfg) } else { self.pipe(cfg) })
@@ -940,6 +984,11 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<Dur> {
         self.rtt.srtt()
     }
+}
+
+/// The 1-ms timestamp clock (RFC 7323 TSval as ns-3 computes it, `NowToTsValue`): whole ms, `u32`.
+pub(super) fn ms_clock(t: Time) -> u32 {
+    (t.0 / 1_000_000) as u32
 }
 
 /// The segments ns-3 3.44 passes to `IncreaseWindow` for an ACK of new data outside fast recovery

@@ -58,6 +58,7 @@ impl TcpSender {
         self.board_mut().discard_up_to(ack.ack);
         // `tcb->m_bytesInFlight` as PRR reads it: computed before ProcessAck marks the head lost.
         let pipe_before = self.board().pipe();
+        let outstanding_before = self.snd_max - self.snd_una;
         let growth_acked = self.advance_una(ack.ack);
         self.cc.observe_ack(acked, false, self.snd_una, self.snd_max);
         let mut restart_timer = true;
@@ -73,6 +74,8 @@ impl TcpSender {
             self.retransmit(cfg, now, self.snd_una, out);
         } else if self.in_recovery {
             self.leave_recovery();
+        } else if cfg.congestion_control == CongestionControl::Ledbat {
+            self.ledbat_grow(cfg, growth_acked, (outstanding_before, self.snd_max - self.snd_una));
         } else {
             let srtt = self.rtt.srtt();
             self.cc.grow(&mut self.cwnd, self.ssthresh, growth_acked, now, srtt, cfg.count_acked_segments);
@@ -116,7 +119,7 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         // "still consider the head as 'in flight' for compatibility with old ns-3 versions"
         let window = match cfg.congestion_control {
-            CongestionControl::Reno | CongestionControl::Dctcp => f64::from(pipe) + 1.0,
+            CongestionControl::Reno | CongestionControl::Dctcp | CongestionControl::Ledbat => f64::from(pipe) + 1.0,
             CongestionControl::Cubic | CongestionControl::CubicNs3 => self.cwnd,
         };
         self.ssthresh = self.cc.loss_ssthresh(window);
@@ -147,7 +150,7 @@ impl TcpSender {
     /// The window a timeout halves: `BytesInFlight` for NewReno's `GetSsThresh`, cwnd for CUBIC.
     pub(super) fn ns3_timeout_window(&self, cfg: &TcpConfig) -> f64 {
         match cfg.congestion_control {
-            CongestionControl::Reno | CongestionControl::Dctcp => f64::from(self.board().pipe()),
+            CongestionControl::Reno | CongestionControl::Dctcp | CongestionControl::Ledbat => f64::from(self.board().pipe()),
             CongestionControl::Cubic | CongestionControl::CubicNs3 => self.cwnd,
         }
     }
