@@ -550,3 +550,57 @@ def test_default_flightsize_reduction_with_sack_meets_the_criteria(compared, rfc
         assert max(abs(a - b) for a, b in zip(shares, theirs.shares("ns3"), strict=True)) <= 0.05
     else:
         _assert_agrees(metric, ours, theirs.ns3)
+
+
+# ---------------------------------------------------------------- LEDBAT (docs/ledbat.md)
+#
+# ns-3 3.44's `TcpLedbat` at its defaults against aqmlab's `congestion_control = "ledbat"` (variant
+# "ns3"), 10 Mb/s drop-tail of 200 packets, 120-s runs, seeds 1-3 (`ns3ref.LEDBAT_SCENARIOS`).
+# Criteria fixed before the first run: aggregate goodput within 5 %, mean queue within 15 %, each
+# flow's share of the goodput within 0.10 of ns-3's, and LEDBAT below NewReno in both.
+# First run (aqmlab / ns-3, means over seeds 1-3): alone, goodput 9.641 / 9.641 Mb/s, mean queue
+# 52.6 / 50.6 packets (63 / 61 ms: ns-3's cap keeps it below the 100-ms target); against NewReno,
+# goodput 9.640 / 9.641 Mb/s, mean queue 146.2 / 146.0, LEDBAT 0.108 / 0.108 Mb/s.
+
+LEDBAT = list(ns3ref.LEDBAT_SCENARIOS)
+
+
+def test_ledbat_renders_per_flow_on_both_sides() -> None:
+    s = ns3ref.LEDBAT_SCENARIOS["ledbat_vs_newreno_fifo"]
+    flows = s.aqmlab_scenario()["flows"]
+    assert [f["congestion_control"] for f in flows] == ["reno", "ledbat"]
+    assert flows[1]["ledbat_variant"] == "ns3"
+    assert "--tcpPerFlow=NewReno,Ledbat" in s.ns3_args()
+    with pytest.raises(ValueError, match="tcp_per_flow"):
+        ns3ref.MatchedScenario("bad", "fifo", n_tcp=2, tcp_per_flow=("ledbat",))
+
+
+def test_ns3_tcp_per_flow_rejects_a_wrong_count(ns3_binary) -> None:
+    proc = subprocess.run([str(ns3_binary), "--nFlows=2", "--tcpPerFlow=Ledbat", "--duration=1", "--warmup=0"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "needs one variant per TCP flow (2), got 1" in proc.stderr, proc.stderr[-500:]
+
+
+@pytest.mark.parametrize("name", LEDBAT)
+def test_ledbat_goodput_within_5_percent(compared, name: str) -> None:
+    c = compared(ns3ref.LEDBAT_SCENARIOS[name])
+    assert c.aqmlab["tcp_goodput_bps"] == pytest.approx(c.ns3["tcp_goodput_bps"], rel=0.05)
+
+
+@pytest.mark.parametrize("name", LEDBAT)
+def test_ledbat_mean_queue_within_15_percent(compared, name: str) -> None:
+    c = compared(ns3ref.LEDBAT_SCENARIOS[name])
+    assert c.aqmlab["mean_queue_pkts"] == pytest.approx(c.ns3["mean_queue_pkts"], rel=0.15)
+
+
+@pytest.mark.parametrize("name", LEDBAT)
+def test_ledbat_shares_close(compared, name: str) -> None:
+    c = compared(ns3ref.LEDBAT_SCENARIOS[name])
+    assert c.max_share_difference() <= 0.10, (c.shares("aqmlab"), c.shares("ns3"))
+
+
+def test_ledbat_yields_to_newreno_in_both(compared) -> None:
+    c = compared(ns3ref.LEDBAT_SCENARIOS["ledbat_vs_newreno_fifo"])
+    for side in ("aqmlab", "ns3"):
+        newreno, ledbat = getattr(c, side)["per_flow_goodput_bps"]
+        assert ledbat < 0.5 * newreno, (side, newreno, ledbat)

@@ -54,7 +54,7 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "ARED_SCENARIOS", "RATE_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "ARED_SCENARIOS", "RATE_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
@@ -116,6 +116,10 @@ class MatchedScenario:
     # both directions of the bottleneck change to the rate (aqmlab ``rate_schedule``, ns-3
     # ``--rateChanges``). ``rate_bps`` is the rate from time 0.
     rate_changes: tuple[tuple[float, float], ...] = ()
+    # One congestion control per TCP flow, "newreno" or "ledbat" (ns-3 `TcpLedbat` at its defaults
+    # against aqmlab's `congestion_control = "ledbat"`, `ledbat_variant = "ns3"`); empty: all NewReno.
+    # ns-3: dumbbell.cc's `--tcpPerFlow`, which sets each sender node's SocketType.
+    tcp_per_flow: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         times = [t for t, _ in self.rate_changes]
@@ -135,6 +139,10 @@ class MatchedScenario:
             raise ValueError("ns3_reno_sack: ns-3's recovery without SACK; needs sack=False, reno=False, no profile")
         if self.adaptive and self.queue != "red":
             raise ValueError("adaptive: Adaptive RED needs queue = \"red\"")
+        if self.tcp_per_flow and (len(self.tcp_per_flow) != self.n_tcp
+                                  or set(self.tcp_per_flow) - {"newreno", "ledbat"} or self.profile):
+            raise ValueError(f"tcp_per_flow: one of \"newreno\" / \"ledbat\" per TCP flow ({self.n_tcp}), "
+                             f"without a profile, got {self.tcp_per_flow}")
         if not 0 <= self.late_flows < self.n_tcp:
             raise ValueError(f"late_flows: must be in [0, n_tcp), got {self.late_flows}")
         if len(self.access_delays_ms) not in (1, self.n_tcp):
@@ -209,6 +217,10 @@ class MatchedScenario:
             {**tcp, "start": f"{start}s", "access_delay": f"{self.access_delay(i)}ms"}
             for i, start in enumerate(self.start_times())
         ]
+        for flow, cc in zip(flows, self.tcp_per_flow):
+            if cc == "ledbat":
+                # ns-3's TcpLedbat at its attribute defaults, which are aqmlab's ledbat defaults.
+                flow.update({"congestion_control": "ledbat", "ledbat_variant": "ns3"})
         if self.udp_rate_bps:
             wire = self.udp_payload + UDP_HEADER
             flows.append({"kind": "udp-cbr", "rate": f"{self.udp_rate_bps * wire / self.udp_payload}bps",
@@ -267,6 +279,8 @@ class MatchedScenario:
         if self.udp_rate_bps:
             args += ["--nUdp=1", f"--udpRate={self.udp_rate_bps:.0f}bps", f"--udpPktSize={self.udp_payload}",
                      "--udpStart=0", "--udpAccessDelay=1"]
+        if self.tcp_per_flow:
+            args.append("--tcpPerFlow=" + ",".join({"newreno": "NewReno", "ledbat": "Ledbat"}[c] for c in self.tcp_per_flow))
         if self.rate_changes:
             if any(r == 0 for _, r in self.rate_changes):
                 raise ValueError(f"{self.name}: a rate of 0 (a link outage) has no ns-3 counterpart: "
@@ -350,6 +364,20 @@ RATE_SCENARIOS = {
         MatchedScenario("fifo_10flows_rate_step", "fifo", rate_changes=RATE_STEP),
         MatchedScenario("red_10flows_rate_step", "red", rate_changes=RATE_STEP),
         MatchedScenario("codel_10flows_rate_step", "codel", queue_limit=1000, rate_changes=RATE_STEP),
+    ]
+}
+
+# LEDBAT (RFC 6817 as ns-3 3.44's TcpLedbat; docs/ledbat.md) on a 10 Mb/s drop-tail dumbbell with
+# a 200-packet buffer (240 ms, above the 100-ms target): one LEDBAT flow alone, and one LEDBAT flow
+# against one NewReno flow, which LEDBAT should yield to. 120-s runs (20-s warm-up), so the base
+# history rolls over once (ns-3's first bucket ends at 61 s).
+LEDBAT_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario("ledbat_alone_fifo", "fifo", n_tcp=1, queue_limit=200, tcp_per_flow=("ledbat",),
+                        duration_s=120.0, warmup_s=20.0),
+        MatchedScenario("ledbat_vs_newreno_fifo", "fifo", n_tcp=2, queue_limit=200, tcp_per_flow=("newreno", "ledbat"),
+                        duration_s=120.0, warmup_s=20.0),
     ]
 }
 

@@ -670,6 +670,7 @@ main(int argc, char* argv[])
     double udpStop = -1; // <0 => duration
     double udpAccessDelayMs = 1;
     std::string rateChanges; // "t:rate,..." (empty: the bottleneck keeps bottleneckRate)
+    std::string tcpPerFlow;  // "NewReno,Ledbat,..." (empty: every flow --tcp)
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nFlows", "number of TCP flows", nFlows);
@@ -710,6 +711,10 @@ main(int argc, char* argv[])
     cmd.AddValue("redRtt", "RED Rtt [ms] for the automatic Bottom", redRttMs);
 
     cmd.AddValue("tcp", "TCP variant: NewReno, LinuxReno, Cubic, ... or full ns3::TypeId", tcpVariant);
+    cmd.AddValue("tcpPerFlow",
+                 "comma list of TCP variants, one per TCP flow (as --tcp), overriding --tcp for "
+                 "each flow's sender node (TcpL4Protocol::SocketType of that node); empty: all --tcp",
+                 tcpPerFlow);
     cmd.AddValue("recovery", "loss recovery: classic (RFC 6582 NewReno) | prr (ns-3 default)", recovery);
     cmd.AddValue("mss", "TCP segment size (payload bytes)", mss);
     cmd.AddValue("delAckCount", "delayed ACK count (1 = ACK every segment)", delAckCount);
@@ -853,6 +858,33 @@ main(int argc, char* argv[])
 
     InternetStackHelper stack;
     stack.InstallAll();
+
+    // --tcpPerFlow: each TCP flow's sender node gets its own SocketType (the receivers keep --tcp,
+    // which only matters to a sender).
+    std::vector<std::string> flowTcpTypes(nFlows, tcpType);
+    if (!tcpPerFlow.empty())
+    {
+        std::vector<std::string> names;
+        std::stringstream ss(tcpPerFlow);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            names.push_back(item);
+        }
+        if (names.size() != nFlows)
+        {
+            std::cerr << "error: --tcpPerFlow=" << tcpPerFlow << ": needs one variant per TCP flow ("
+                      << nFlows << "), got " << names.size() << std::endl;
+            return 1;
+        }
+        for (uint32_t i = 0; i < nFlows; ++i)
+        {
+            flowTcpTypes[i] = TcpTypeName(names[i]);
+            senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute(
+                "SocketType",
+                TypeIdValue(TypeId::LookupByName(flowTcpTypes[i])));
+        }
+    }
 
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", StringValue(accessRate));
@@ -1272,6 +1304,7 @@ main(int argc, char* argv[])
           << ", \"rx_bytes_after_warmup\": " << after << ", \"goodput_bps\": " << gp;
         if (f.isTcp)
         {
+            o << ", \"socket_type\": \"" << flowTcpTypes[i] << "\"";
             o << ", \"data_pkts_sent\": " << f.dataPktsSent
               << ", \"data_pkts_sent_after_warmup\": " << f.dataPktsSentAfterWarmup
               << ", \"data_bytes_sent\": " << f.dataBytesSent << ", \"retx_pkts\": " << f.retxPkts
