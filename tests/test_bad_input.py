@@ -70,6 +70,22 @@ CASES = {
                                 ["topology.bottleneck.rate_schedule[0].rate", "positive", '"0bps" for an outage']),
     "rate schedule on an access link": (('delay = "1ms" }', 'delay = "1ms", rate_schedule = [] }'),
                                         ["topology.access.rate_schedule", "only the bottleneck"]),
+    "ledbat key without ledbat": (('start_jitter = "500ms"', 'start_jitter = "500ms"\nledbat_target = "50ms"'),
+                                  ["flows[0].ledbat_target", 'applies only to congestion_control = "ledbat"', '"reno"']),
+    "ledbat gain zero": (('start_jitter = "500ms"', 'start_jitter = "500ms"\ncongestion_control = "ledbat"\nledbat_gain = 0'),
+                         ["flows[0].ledbat_gain", "positive", "got 0"]),
+    "ledbat target below a millisecond": (
+        ('start_jitter = "500ms"', 'start_jitter = "500ms"\ncongestion_control = "ledbat"\nledbat_target = "500us"'),
+        ["flows[0].ledbat_target", "at least 1ms", "500us"]),
+    "unknown ledbat variant": (
+        ('start_jitter = "500ms"', 'start_jitter = "500ms"\ncongestion_control = "ledbat"\nledbat_variant = "utp"'),
+        ["flows[0].ledbat_variant", "utp", "ns3", "rfc6817"]),
+    "ledbat allowed_increase with the ns3 variant": (
+        ('start_jitter = "500ms"', 'start_jitter = "500ms"\ncongestion_control = "ledbat"\nledbat_allowed_increase = 2'),
+        ["flows[0].ledbat_allowed_increase", 'ledbat_variant = "rfc6817"']),
+    "ledbat noise filter of zero": (
+        ('start_jitter = "500ms"', 'start_jitter = "500ms"\ncongestion_control = "ledbat"\nledbat_noise_filter = 0'),
+        ["flows[0].ledbat_noise_filter", "between 1 and 10000", "got 0"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),

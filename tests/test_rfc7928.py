@@ -30,10 +30,10 @@ def flows(name: str) -> list[dict]:
     return filled(name)["flows"]
 
 
-def test_every_suite_program_but_lbe_has_a_file() -> None:
-    # The suite's examples: 13 scenario programs; LBE-transport-sender (LEDBAT) has no aqmlab transport.
+def test_every_suite_program_has_a_file() -> None:
+    # The suite's examples: 13 scenario programs (LBE-transport-sender is rfc7928_lbe).
     assert sorted(RFC) == sorted(f"rfc7928_{s}" for s in [
-        "tcp_friendly_same_iw", "tcp_friendly_diff_iw", "aggressive", "unresponsive", "unresponsive_friendly",
+        "tcp_friendly_same_iw", "tcp_friendly_diff_iw", "aggressive", "unresponsive", "unresponsive_friendly", "lbe",
         "rtt_fairness", "mild_congestion", "medium_congestion", "heavy_congestion", "vary_congestion",
         "vary_capacity_uno", "vary_capacity_duo", "bidirectional"])
     assert {c.builtin for c in CASES} == set(RFC)
@@ -60,7 +60,8 @@ def test_scenario_validates_and_cites_its_sources(name: str) -> None:
         if f["kind"] == "tcp":  # ns3::TcpNewReno, SACK, 698-byte segments (750 B on the wire)
             assert (f["mss"], f["header_bytes"], f["sack"]) == ("698B", "52B", True)
             assert f["initial_window"] in (3, 10)
-            assert f["congestion_control"] == ("cubic-ns3" if name == "rfc7928_aggressive" else "reno")
+            expected = {"rfc7928_aggressive": "cubic-ns3", "rfc7928_lbe": f["congestion_control"]}.get(name, "reno")
+            assert f["congestion_control"] == expected
 
 
 def test_tcp_friendly_different_initcwnd() -> None:
@@ -77,6 +78,41 @@ def test_unresponsive_senders() -> None:
     assert tcp["kind"] == "tcp"
     # 0.8 Mb/s of 698-byte payloads sent as 726-byte datagrams.
     assert udp["rate"] == "832092bps" and round(0.8e6 / (698 * 8) * 726 * 8) == 832092
+
+
+def test_lbe_is_ledbat_against_newreno() -> None:
+    # LBE-transport-sender.cc: flow 0 ns3::TcpLedbat, flow 1 ns3::TcpNewReno, both from 0 s, IW 3.
+    ledbat, newreno = flows("rfc7928_lbe")
+    assert (ledbat["congestion_control"], newreno["congestion_control"]) == ("ledbat", "reno")
+    # TcpLedbat's attribute defaults, shown in full by validation.
+    assert {k: v for k, v in ledbat.items() if k.startswith("ledbat_")} == {
+        "ledbat_variant": "ns3", "ledbat_target": "100ms", "ledbat_gain": 1.0, "ledbat_base_history": 10,
+        "ledbat_noise_filter": 4, "ledbat_slow_start": True, "ledbat_min_cwnd": 2}
+    assert not any(k.startswith("ledbat_") for k in newreno)
+    assert ledbat["timestamps"] is True  # LEDBAT's one-way delay comes from them
+    (case,) = select_cases(["5.4"])
+    assert (case.name, case.ns3_name, case.lbe_flows) == ("lbe", "LbeTransportSender", (0,))
+
+
+def test_lbe_sender_yields_to_newreno_behind_a_fifo() -> None:
+    # NewReno fills the 45-packet FIFO (up to 270 ms at 1 Mb/s), above LEDBAT's 100-ms target, so
+    # LEDBAT backs off to its minimum window: a small share of the link (threshold set before running).
+    fl = _run("rfc7928_lbe", aqm_queue("fifo", 45)).flows.set_index("id")["goodput_bps"]
+    assert fl[0] / fl.sum() < 0.25, fl.to_dict()
+    assert fl.sum() > 0.9 * 0.931e6  # the pair still fills the link
+
+
+def test_report_gives_the_lbe_share() -> None:
+    from aqmlab.suite_report import _markdown, case_table
+    (case,) = select_cases(["lbe"])
+    table = pd.DataFrame({"scenario": "lbe", "aqm": "fifo", "run_id": ["a", "b"], "run.seed": [1, 2],
+                          "goodput_bps": [0.9e6, 0.9e6], "queue_mean_sojourn_s": 0.2, "queue_p99_sojourn_s": 0.27,
+                          "queue_drop_rate": 0.01, "jain_index": 0.6})
+    fl = pd.DataFrame({"scenario": "lbe", "run_id": ["a", "a", "b", "b"], "flow": [0, 1, 0, 1], "kind": "tcp",
+                       "goodput_bps": [0.1e6, 0.8e6, 0.2e6, 0.7e6]})
+    df = case_table(table, fl, case, ["fifo"])
+    assert df["lbe_share_pct"].iloc[0] == pytest.approx(100 * (1 / 9 + 2 / 9) / 2)
+    assert "LEDBAT share (%)" in _markdown(df) and "| 16.7 |" in _markdown(df)
 
 
 @pytest.mark.parametrize("name, n", [("mild", 3), ("medium", 7), ("heavy", 10)])
@@ -188,7 +224,7 @@ def test_cli_quick_run_writes_plots_and_report(tmp_path) -> None:
 @pytest.mark.parametrize("args, fragments", [
     (["nosuch"], ["suite 'nosuch' is not a suite; allowed: rfc7928"]),
     (["rfc7928", "--aqm", "nlred"], ["--aqm 'nlred' is not an AQM of the suite"]),
-    (["rfc7928", "--scenarios", "lbe"], ["--scenarios 'lbe' is not a scenario of the suite", "heavy_congestion"]),
+    (["rfc7928", "--scenarios", "nlred"], ["--scenarios 'nlred' is not a scenario of the suite", "heavy_congestion"]),
     (["rfc7928", "--aqm", "red,red"], ["--aqm: an AQM is listed twice"]),
     (["rfc7928", "--seeds", "0"], ["--seeds"]),
     (["rfc7928", "--out", ""], ["--out '': the results directory must not be empty"]),

@@ -82,6 +82,10 @@ def test_explicit_keys_win_over_the_profile() -> None:
      "needs variant = \"sack\" and recovery = \"prr\""),
     ({"variant": "sack", "ns3_reno_sack": True}, "ns3_reno_sack", "needs variant = \"newreno\""),
     ({"variant": "newreno", "ecn": True, "ns3_reno_sack": True}, "ns3_reno_sack", "does not model ECN"),
+    ({"congestion_control": "cubic", "ledbat_gain": 0.5}, "ledbat_gain", "applies only to congestion_control = \"ledbat\""),
+    ({"congestion_control": "ledbat", "ledbat_min_cwnd": 0}, "ledbat_min_cwnd", "at least 1 segment"),
+    ({"congestion_control": "ledbat", "ledbat_variant": "rfc6817", "ledbat_allowed_increase": 0},
+     "ledbat_allowed_increase", "greater than 0"),
 ])
 def test_bad_tcp_combinations_are_refused_with_the_key_named(flow: dict, key: str, fragment: str) -> None:
     with pytest.raises(aqmlab.ScenarioError) as e:
@@ -146,3 +150,41 @@ def test_counting_delivered_segments_doubles_growth_behind_delayed_acks() -> Non
                           "flows": [{"kind": "tcp", "delayed_ack": True, "count_acked_segments": count}]})
         return float(res.flows.loc[0, "goodput_bps"])
     assert sent_by(True) > 1.5 * sent_by(False)
+
+
+def test_ledbat_keys_show_their_defaults_only_for_ledbat() -> None:
+    flow = resolved_flow({"congestion_control": "ledbat", "ledbat_variant": "rfc6817"})
+    assert {k: v for k, v in flow.items() if k.startswith("ledbat_")} == {
+        "ledbat_variant": "rfc6817", "ledbat_target": "100ms", "ledbat_gain": 1.0, "ledbat_base_history": 10,
+        "ledbat_noise_filter": 4, "ledbat_slow_start": True, "ledbat_min_cwnd": 2, "ledbat_allowed_increase": 1}
+    assert "ledbat_allowed_increase" not in resolved_flow({"congestion_control": "ledbat"})
+    assert not any(k.startswith("ledbat_") for k in resolved_flow({"congestion_control": "reno"}))
+
+
+def _ledbat(flow: dict, count: int = 1, reno: bool = False):
+    s = scenario({"congestion_control": "ledbat", "timestamps": True, **flow}, queue={"kind": "droptail", "limit": 200},
+                 duration="60s", count=count)
+    s["run"]["warmup"] = "20s"
+    if reno:
+        s["flows"].append({"kind": "tcp", "congestion_control": "reno", "timestamps": True, "start_jitter": "1s"})
+    return aqmlab.run(s)
+
+
+@pytest.mark.parametrize("target_ms", [100, 50])
+def test_rfc6817_ledbat_alone_holds_the_queue_at_its_target(target_ms: int) -> None:
+    """RFC 6817 §2.4.2: the window grows while the queuing delay is below TARGET and shrinks above it,
+    so a lone LEDBAT flow behind a 240-ms drop-tail buffer keeps the queue near TARGET and the link
+    busy (band of ±15 % fixed before the first run)."""
+    r = _ledbat({"ledbat_variant": "rfc6817", "ledbat_target": f"{target_ms}ms"})
+    q = r.queues.iloc[0]
+    assert q["mean_sojourn_s"] * 1e3 == pytest.approx(target_ms, rel=0.15)
+    assert r.aggregate["goodput_bps"] > 0.95 * 10e6 * 1448 / 1500
+    assert q["drops"] == 0
+
+
+@pytest.mark.parametrize("variant", ["ns3", "rfc6817"])
+def test_ledbat_yields_to_reno(variant: str) -> None:
+    """RFC 6817 §1: LEDBAT backs off when a standard TCP flow builds the queue beyond its target."""
+    r = _ledbat({"ledbat_variant": variant}, reno=True)
+    g = r.flows.set_index("id")["goodput_bps"]
+    assert g[0] < 0.25 * g.sum(), g.to_dict()

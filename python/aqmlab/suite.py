@@ -56,6 +56,7 @@ class Case:
     builtin: str  # the built-in scenario file, without .toml
     overrides: dict[str, Any] = field(default_factory=dict)
     group: str = ""  # several cases of one suite program share it ("rtt_fairness")
+    lbe_flows: tuple[int, ...] = ()  # ids of the less-than-best-effort (LEDBAT) flows, for their share
 
     def scenario(self) -> dict[str, Any]:
         """The case's scenario as a dict (not yet validated)."""
@@ -79,14 +80,14 @@ def _rtt_cases() -> list[Case]:
     return cases
 
 
-#: Every case, in the RFC's order. LBE-transport-sender (§5.4, LEDBAT) is not here: aqmlab has no
-#: LEDBAT transport.
+#: Every case, in the RFC's order.
 CASES: tuple[Case, ...] = (
     Case("tcp_friendly_same_iw", "5.1.1", "TCPFriendlySameInitCwnd", "rfc7928_tcp_friendly_same_iw"),
     Case("tcp_friendly_diff_iw", "5.1.2", "TCPFriendlyDifferentInitCwnd", "rfc7928_tcp_friendly_diff_iw"),
     Case("aggressive", "5.2", "AggressiveTransportSender", "rfc7928_aggressive"),
     Case("unresponsive", "5.3.1", "UnresponsiveTransport", "rfc7928_unresponsive"),
     Case("unresponsive_friendly", "5.3.2", "UnresponsiveWithFriendly", "rfc7928_unresponsive_friendly"),
+    Case("lbe", "5.4", "LbeTransportSender", "rfc7928_lbe", lbe_flows=(0,)),
     *_rtt_cases(),
     Case("mild_congestion", "8.2.2", "MildCongestion", "rfc7928_mild_congestion"),
     Case("medium_congestion", "8.2.3", "MediumCongestion", "rfc7928_medium_congestion"),

@@ -4,8 +4,8 @@ case (docs/rfc7928.md).
 
 A table row is one AQM: the mean over its seeds of the aggregate goodput, the mean and 99th-percentile
 sojourn at the forward bottleneck, the bottleneck's drop rate and Jain's index over all flows (for
-cases with UDP also the UDP flows' share of the goodput), each after the run's warm-up (none in the
-rfc7928 scenarios: the suite measures from 0 s).
+cases with UDP also the UDP flows' share of the goodput, for cases with a less-than-best-effort sender
+its share), each after the run's warm-up (none in the rfc7928 scenarios: the suite measures from 0 s).
 """
 
 from __future__ import annotations
@@ -55,6 +55,12 @@ def case_table(table: pd.DataFrame, flows: pd.DataFrame | None, case: Case, aqms
             per_run = mine.assign(udp=mine["goodput_bps"].where(mine["kind"].str.startswith("udp"), 0.0))
             sums = per_run.groupby("run_id")[["udp", "goodput_bps"]].sum()
             udp = (sums["udp"] / sums["goodput_bps"]).rename("udp_share")
+    lbe = None
+    if case.lbe_flows and flows is not None and len(flows):
+        mine = flows[flows["scenario"] == case.name]
+        per_run = mine.assign(lbe=mine["goodput_bps"].where(mine["flow"].isin(case.lbe_flows), 0.0))
+        sums = per_run.groupby("run_id")[["lbe", "goodput_bps"]].sum()
+        lbe = (sums["lbe"] / sums["goodput_bps"]).rename("lbe_share")
     out = []
     for aqm in aqms:
         r = rows[rows["aqm"] == aqm] if len(rows) else rows
@@ -72,20 +78,24 @@ def case_table(table: pd.DataFrame, flows: pd.DataFrame | None, case: Case, aqms
         }
         if udp is not None:
             row["udp_share_pct"] = udp.reindex(r["run_id"]).mean() * 100
+        if lbe is not None:
+            row["lbe_share_pct"] = lbe.reindex(r["run_id"]).mean() * 100
         out.append(row)
     return pd.DataFrame(out)
 
 
 def _markdown(df: pd.DataFrame) -> str:
-    udp = "udp_share_pct" in df
+    udp, lbe = "udp_share_pct" in df, "lbe_share_pct" in df
     head = "| AQM | runs | goodput (Mb/s) | ± sd | queue delay mean (ms) | p99 (ms) | drop rate (%) | Jain |" + \
-        (" UDP share (%) |" if udp else "")
-    lines = [head, "|" + "---|" * (9 if udp else 8)]
+        (" UDP share (%) |" if udp else "") + (" LEDBAT share (%) |" if lbe else "")
+    lines = [head, "|" + "---|" * (8 + udp + lbe)]
     for r in df.itertuples():
         cells = [r.aqm, str(r.runs), f"{r.goodput_mbps:.3f}", f"{r.goodput_sd_mbps:.3f}", f"{r.delay_mean_ms:.1f}",
                  f"{r.delay_p99_ms:.1f}", f"{r.drop_rate_pct:.2f}", f"{r.jain:.3f}"]
         if udp:
             cells.append(f"{r.udp_share_pct:.1f}")
+        if lbe:
+            cells.append(f"{r.lbe_share_pct:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -104,8 +114,7 @@ def write_report(table: pd.DataFrame, flows: pd.DataFrame | None, cases: Sequenc
         "Per scenario: the delay–goodput plot (x: mean sojourn at the forward bottleneck, inverted; y: "
         "aggregate goodput; one point per seed, the 1-σ ellipse per AQM) and the mean over seeds of each "
         "number. Scenario files: `aqmlab scenarios rfc7928_<name>`; deviations from the suite: "
-        "docs/rfc7928.md. Not run: LBE-transport-sender (§5.4, no LEDBAT in aqmlab), NonLinearRed (no "
-        "aqmlab counterpart).",
+        "docs/rfc7928.md. Not run: NonLinearRed (no aqmlab counterpart).",
     ]
     for case in cases:
         df = case_table(table, flows, case, aqms)
