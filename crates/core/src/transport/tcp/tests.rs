@@ -1085,3 +1085,74 @@ fn ns3_sack_recovery_restarts_the_timer_on_the_first_partial_ack_only() {
         }
     }
 }
+
+// ---------------------------------------------------------------- LEDBAT (ledbat.rs)
+
+fn ledbat_cfg(variant: LedbatVariant) -> TcpConfig {
+    TcpConfig {
+        congestion_control: CongestionControl::Ledbat,
+        timestamps: true,
+        initial_window: 10,
+        ledbat: LedbatConfig { variant, slow_start: false, ..LedbatConfig::default() },
+        ..cfg(TcpVariant::NewReno)
+    }
+}
+
+/// An ACK of everything below `n` whose TSval is `owd_ms` after the echoed send time.
+fn owd_ack(n: u32, echoed: Time, owd_ms: u32) -> Packet {
+    Packet { ack: n, seq: (echoed.0 / 1_000_000) as u32 + owd_ms, sent_at: echoed, ..Packet::new(PacketKind::TcpAck, 0) }
+}
+
+#[test]
+fn receiver_stamps_its_millisecond_clock_as_tsval() {
+    let c = TcpConfig { timestamps: true, ..cfg(TcpVariant::NewReno) };
+    let mut r = TcpReceiver::new(0, &c);
+    let mut out = Vec::new();
+    let seg = Packet { seq: 0, sent_at: Time(1_200_400_000), ..Packet::new(PacketKind::TcpData, 0) };
+    r.on_data(&c, Time(1_234_900_000), &seg, &mut out);
+    // TSval 1234 (ms, truncated) − TSecr 1200 = 34 ms, LEDBAT's sample (the exact delay is 34.5 ms).
+    assert_eq!((out[0].seq, out[0].sent_at), (1234, Time(1_200_400_000)));
+}
+
+#[test]
+fn ledbat_sender_shrinks_when_acks_show_queuing_beyond_the_target() {
+    for variant in [LedbatVariant::Ns3, LedbatVariant::Rfc6817] {
+        let c = ledbat_cfg(variant);
+        let mut s = TcpSender::new(0, &c);
+        let mut out = Vec::new();
+        s.start(&c, ms(5), &mut out); // segments 0-9, TSval 5
+        // First ACK: 20 ms one way, the base delay; no queuing, so off_target = 1.
+        s.on_ack(&c, ms(50), &owd_ack(1, ms(5), 20), &mut out);
+        match variant {
+            // ns-3 caps cwnd at the 10 segments outstanding before the ACK: no growth.
+            LedbatVariant::Ns3 => assert_eq!(s.cwnd(), 10.0),
+            // RFC 6817: +GAIN·1·1/10, within FlightSize 10 + ALLOWED_INCREASE 1.
+            LedbatVariant::Rfc6817 => assert!((s.cwnd() - 10.1).abs() < 1e-9, "{}", s.cwnd()),
+        }
+        let before = s.cwnd();
+        // Then 220 ms: queuing 200 ms, twice the 100-ms target; off_target = −1 once the noise
+        // filter (3 samples in ns-3, 4 in the RFC) holds only these: ns-3 holds its window for 2
+        // ACKs and cuts about 1/cwnd on 7, the RFC grows about 1/cwnd on 3 and cuts on 6.
+        for n in 2..=10 {
+            s.on_ack(&c, ms(60 + u64::from(n)), &owd_ack(n, ms(5), 220), &mut out);
+        }
+        assert!(s.cwnd() < before - 0.25, "{variant:?}: {} from {before}", s.cwnd());
+    }
+}
+
+#[test]
+fn ledbat_takes_delay_samples_from_duplicate_acks_too() {
+    // No fast retransmit (threshold 100), to isolate the growth rule.
+    let c = TcpConfig { dupack_threshold: 100, ..ledbat_cfg(LedbatVariant::Rfc6817) };
+    let mut s = TcpSender::new(0, &c);
+    let mut out = Vec::new();
+    s.start(&c, ms(5), &mut out);
+    s.on_ack(&c, ms(50), &owd_ack(1, ms(5), 20), &mut out);
+    // Four duplicate ACKs reporting 220 ms fill the RFC's 4-sample noise filter (and do not grow).
+    for _ in 0..4 {
+        s.on_ack(&c, ms(60), &owd_ack(1, ms(5), 220), &mut out);
+    }
+    let w = s.cwnd();
+    s.on_ack(&c, ms(70), &owd_ack(2, ms(5), 220), &mut out);
+    assert!((s.cwnd() - (w - 1.0 / w)).abs() < 1e-9, "off_target −1 at once: {} from {w}", s.cwnd());
+}
