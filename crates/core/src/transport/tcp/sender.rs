@@ -1,5 +1,5 @@
 //! TCP sender: Tahoe, Reno, NewReno and SACK loss recovery (classic or RFC 6937 PRR, RFC 3042
-//! limited transmit) over Reno, CUBIC or DCTCP congestion control, RFC 6298 retransmission timer,
+//! limited transmit) over Reno, CUBIC, DCTCP or LEDBAT congestion control, RFC 6298 retransmission timer,
 //! RFC 3168 ECN. Sans-IO: handed `now` and ACKs, it appends the
 //! segments to transmit to `out` and says when it next wants `on_timer` (`next_wakeup`).
 //!
