@@ -104,8 +104,7 @@ def write_report(table: pd.DataFrame, flows: pd.DataFrame | None, cases: Sequenc
         "Per scenario: the delay–goodput plot (x: mean sojourn at the forward bottleneck, inverted; y: "
         "aggregate goodput; one point per seed, the 1-σ ellipse per AQM) and the mean over seeds of each "
         "number. Scenario files: `aqmlab scenarios rfc7928_<name>`; deviations from the suite: "
-        "docs/rfc7928.md. Not run: LBE-transport-sender (§5.4, no LEDBAT in aqmlab), NonLinearRed (no "
-        "aqmlab counterpart).",
+        "docs/rfc7928.md. Not run: LBE-transport-sender (§5.4, no LEDBAT in aqmlab).",
     ]
     for case in cases:
         df = case_table(table, flows, case, aqms)
