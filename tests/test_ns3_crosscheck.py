@@ -235,6 +235,31 @@ def test_ared_scenarios_render_ared_on_both_sides() -> None:
     assert all(t < 1.0 for t in starts[:10]) and all(30.0 <= t < 31.0 for t in starts[10:])
 
 
+# ---------------------------------------------------------------- Nonlinear RED
+# ns-3 NLRED=true against aqmlab's nonlinear = true (`ns3ref.NLRED_SCENARIOS`): the issue's
+# criteria, as for RED and ARED.
+
+NLRED = list(ns3ref.NLRED_SCENARIOS)
+
+
+@pytest.mark.parametrize("metric", ["goodput", "drops", "mean_queue", "timeouts", "shares"])
+@pytest.mark.parametrize("name", NLRED)
+def test_nonlinear_red_agrees_with_ns3(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.NLRED_SCENARIOS[name])
+    if metric == "shares":
+        assert c.max_share_difference() <= 0.05
+    else:
+        _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
+def test_nonlinear_red_renders_on_both_sides() -> None:
+    s = ns3ref.NLRED_SCENARIOS["nlred_10flows"]
+    assert "--redNonlinear=true" in s.ns3_args() and s.aqmlab_scenario()["queue"]["nonlinear"] is True
+    plain = ns3ref.SCENARIOS["red_10flows"]
+    assert not any(a.startswith("--redNonlinear") for a in plain.ns3_args())
+    assert "nonlinear" not in plain.aqmlab_scenario()["queue"]
+
+
 # ---------------------------------------------------------------- time-varying bottleneck rate
 # `ns3ref.RATE_SCENARIOS`: 10 Mb/s, 4 Mb/s from 25 s, 10 Mb/s again from 45 s, both directions
 # (aqmlab `rate_schedule`, ns-3 `--rateChanges`). The named scenarios' criteria (goodput 3 %, drops

@@ -165,8 +165,10 @@ def test_aqms_are_configured_as_the_suite_does() -> None:
     red = aqm_queue("red", 45)
     assert (red["min_th"], red["max_th"], red["limit"], red["max_p"], red["mean_packet_size"]) == (5, 15, 45, 0.02, "750B")
     assert aqm_queue("codel", 500)["limit"] == 500
-    with pytest.raises(aqmlab.ScenarioError, match="--aqm 'nlred' is not an AQM of the suite; allowed: fifo"):
-        aqm_queue("nlred", 45)
+    nlred = aqm_queue("nlred", 45)
+    assert nlred == {**red, "nonlinear": True}, "NonLinearRed is RED's settings with NLRED = true"
+    with pytest.raises(aqmlab.ScenarioError, match="--aqm 'blue' is not an AQM of the suite; allowed: fifo"):
+        aqm_queue("blue", 45)
 
 
 def test_shortened_scenarios_stay_valid() -> None:
@@ -223,8 +225,8 @@ def test_cli_quick_run_writes_plots_and_report(tmp_path) -> None:
 
 @pytest.mark.parametrize("args, fragments", [
     (["nosuch"], ["suite 'nosuch' is not a suite; allowed: rfc7928"]),
-    (["rfc7928", "--aqm", "nlred"], ["--aqm 'nlred' is not an AQM of the suite"]),
-    (["rfc7928", "--scenarios", "nlred"], ["--scenarios 'nlred' is not a scenario of the suite", "heavy_congestion"]),
+    (["rfc7928", "--aqm", "blue"], ["--aqm 'blue' is not an AQM of the suite"]),
+    (["rfc7928", "--scenarios", "nosuch"], ["--scenarios 'nosuch' is not a scenario of the suite", "heavy_congestion"]),
     (["rfc7928", "--aqm", "red,red"], ["--aqm: an AQM is listed twice"]),
     (["rfc7928", "--seeds", "0"], ["--seeds"]),
     (["rfc7928", "--out", ""], ["--out '': the results directory must not be empty"]),

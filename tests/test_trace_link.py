@@ -5,6 +5,8 @@ mistakes are named."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -113,6 +115,21 @@ kind = "tcp"
     assert aqmlab.run(scenario_dict(scenario)).summary["aggregate"] == res.summary["aggregate"]
     proc = run_cli("run", str(scenario), "--set", "run.duration=2s", "--out", str(tmp_path / "out"), "--no-plot")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_summary_carries_each_trace_files_digest(traces, tmp_path) -> None:
+    sc = _scenario(str(traces / "cell.trace"), {"kind": "droptail"})
+    sc["run"]["duration"] = "2s"
+    sc["run"]["warmup"] = "0s"
+    want = hashlib.sha256((traces / "cell.trace").read_bytes()).hexdigest()
+    assert aqmlab.run(sc).summary["input_sha256"] == {"trace": want}
+    aqmlab.run(sc, out=tmp_path / "out", plot=False)
+    written = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert written["input_sha256"] == {"trace": want}
+    (traces / "cell.trace").write_text(EVERY_MS)  # same name, other bytes: another digest
+    assert aqmlab.run(sc).summary["input_sha256"]["trace"] != want
+    del sc["topology"]["bottleneck"]["trace"]
+    assert "input_sha256" not in aqmlab.run(sc).summary
 
 
 @pytest.mark.parametrize(("change", "fragments"), [

@@ -320,8 +320,12 @@ def _transfers(series: dict[str, Any]) -> pd.DataFrame:
     return df
 
 
-def _result(summary: str, series: dict[str, Any]) -> Result:
-    return Result(json.loads(summary), _frame(series), _transfers(series), pd.DataFrame(series["packet_delays"]))
+def _result(summary: str, series: dict[str, Any], input_sha256: Mapping[str, str] | None = None) -> Result:
+    doc = json.loads(summary)
+    if input_sha256:
+        # The echo names trace files, not their content: the digests tie the results to the bytes.
+        doc["input_sha256"] = dict(input_sha256)
+    return Result(doc, _frame(series), _transfers(series), pd.DataFrame(series["packet_delays"]))
 
 
 def _frame(series: dict[str, Any]) -> pd.DataFrame:
@@ -401,15 +405,16 @@ def run(
     """
     validate(scenario)  # on the text as written (line numbers), before anything is created in `out`
     text, fmt = load_scenario(scenario, seed=seed)
+    digests = named_file_digests(scenario_dict(scenario))
     if out is None:
         summary, series = _native.run_scenario(text, fmt, None, progress, scenario_base_dir(scenario))
-        return _result(summary, series)
+        return _result(summary, series, digests)
     from .output import staged_results_dir
 
     with staged_results_dir(out) as tmp:
         pcap_path = str(tmp / "bottleneck.pcap") if pcap else None
         summary, series = _native.run_scenario(text, fmt, pcap_path, progress, scenario_base_dir(scenario))
-        result = _result(summary, series)
+        result = _result(summary, series, digests)
         from .output import write_results
 
         write_results(result, tmp, plot=plot)

@@ -327,7 +327,7 @@ def _split_list(values: tuple[str, ...]) -> list[str]:
 @cli.command()
 @click.argument("suite_name", metavar="SUITE")
 @click.option("--aqm", "aqms", multiple=True, metavar="NAME[,NAME...]",
-              help="AQMs to compare (repeatable or comma-separated; default: all of fifo, red, ared, feng-ared, "
+              help="AQMs to compare (repeatable or comma-separated; default: all of fifo, red, ared, feng-ared, nlred, "
                    "codel, pie, fq_codel).")
 @click.option("--scenarios", "scenarios", multiple=True, metavar="NAME[,NAME...]",
               help="Scenarios to run: names (heavy_congestion, rtt_fairness, rtt_fairness_3, ...) or RFC 7928 "

@@ -54,7 +54,7 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "ARED_SCENARIOS", "RATE_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
@@ -108,6 +108,8 @@ class MatchedScenario:
     # Adaptive RED on the RED queue (ns-3 ``ARED=true``; docs/ared.md). ``red`` then gives only
     # the initial max_p; thresholds and weight are automatic on both sides.
     adaptive: bool = False
+    # Nonlinear RED on the RED queue (ns-3 ``NLRED=true``, aqmlab ``nonlinear = true``).
+    nonlinear: bool = False
     # A load step: the last ``late_flows`` TCP flows start at ``late_start_s`` (plus the same
     # uniform spread) instead of near 0.
     late_flows: int = 0
@@ -139,6 +141,8 @@ class MatchedScenario:
             raise ValueError("ns3_reno_sack: ns-3's recovery without SACK; needs sack=False, reno=False, no profile")
         if self.adaptive and self.queue != "red":
             raise ValueError("adaptive: Adaptive RED needs queue = \"red\"")
+        if self.nonlinear and self.queue != "red":
+            raise ValueError("nonlinear: Nonlinear RED needs queue = \"red\"")
         if self.tcp_per_flow and (len(self.tcp_per_flow) != self.n_tcp
                                   or set(self.tcp_per_flow) - {"newreno", "ledbat"} or self.profile):
             raise ValueError(f"tcp_per_flow: one of \"newreno\" / \"ledbat\" per TCP flow ({self.n_tcp}), "
@@ -190,6 +194,8 @@ class MatchedScenario:
             # on as ns-3's UseEcn default (the flows are not ECN-capable, so PIE drops).
             queue = {"kind": "fq_pie", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B",
                      "ecn": True}
+        if self.nonlinear:
+            queue["nonlinear"] = True
         tcp: dict[str, Any]
         if self.profile:
             # Everything else from the profile (docs/tcp-profiles.md); the wire size is a property
@@ -276,6 +282,8 @@ class MatchedScenario:
                 # ARED=true overwrites MinTh, MaxTh and QW with its automatic values; Gentle is
                 # ns-3's default (true) but dumbbell.cc sets it, so it is stated.
                 args = [a for a in args if not a.startswith("--redGentle=")] + ["--redGentle=true", "--redAred=true"]
+            if self.nonlinear:
+                args.append("--redNonlinear=true")
         if self.udp_rate_bps:
             args += ["--nUdp=1", f"--udpRate={self.udp_rate_bps:.0f}bps", f"--udpPktSize={self.udp_payload}",
                      "--udpStart=0", "--udpAccessDelay=1"]
@@ -349,6 +357,17 @@ ARED_SCENARIOS = {
         MatchedScenario("ared_10flows", "red", adaptive=True),
         MatchedScenario("ared_50flows", "red", n_tcp=50, adaptive=True),
         MatchedScenario("ared_10to50flows", "red", n_tcp=50, adaptive=True, late_flows=40, late_start_s=30.0),
+    ]
+}
+
+# Nonlinear RED (ns-3 NLRED=true against aqmlab's nonlinear = true) on the RED dumbbell: thresholds
+# 5 / 15, max_p 0.1, so up to 0.15 just below max_th; 10 and 50 flows (the latter keeps the
+# average near max_th, where the quadratic and the line differ least), not gentle as SCENARIOS.
+NLRED_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario("nlred_10flows", "red", nonlinear=True),
+        MatchedScenario("nlred_50flows", "red", n_tcp=50, nonlinear=True),
     ]
 }
 
@@ -675,7 +694,7 @@ def main() -> None:
     the tables for docs/validation.md (section 3), with wall times. ``--grid-only`` skips the named
     scenarios."""
     binary = build()
-    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *ARED_SCENARIOS.values(), *RATE_SCENARIOS.values(),
+    named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *ARED_SCENARIOS.values(), *NLRED_SCENARIOS.values(), *RATE_SCENARIOS.values(),
                                                      *REPORTED_ONLY.values(), NEWCOMER, *PROFILE_SCENARIOS.values()]
     t0 = time.perf_counter()
     rows = [compare(binary, s) for s in named]

@@ -123,6 +123,8 @@ def aqm_queue(name: str, limit_pkts: int) -> dict[str, Any]:
         return {**red, "adaptive": True, "adaptive_variant": "ns3"}
     if name == "feng-ared":  # ns-3's FengAdaptive = true on RED's 5 / 15 thresholds
         return {**red, "adaptive": True, "adaptive_variant": "feng", "min_th": 5, "max_th": 15, "max_p": 0.02}
+    if name == "nlred":  # the suite's NonLinearRed: RedQueueDisc at RED's settings with NLRED = true
+        return {**aqm_queue("red", limit_pkts), "nonlinear": True}
     if name == "codel":  # MaxPackets = limit, MinBytes = 750
         return {"kind": "codel", "variant": "ns3", "limit": limit_pkts, "min_bytes": mean}
     if name == "pie":  # QueueLimit = limit, MeanPktSize = 750; the other keys ns-3 3.44's
@@ -132,9 +134,9 @@ def aqm_queue(name: str, limit_pkts: int) -> dict[str, Any]:
     raise ScenarioError(f"--aqm {name!r} is not an AQM of the suite; allowed: {', '.join(AQMS)}")
 
 
-#: AQMs the suite can run, in its order (PfifoFast, RED, ARED, Feng's ARED, CoDel, PIE), then
-#: FQ-CoDel, which the suite does not have. Its NonLinearRed has no aqmlab counterpart.
-AQMS = ("fifo", "red", "ared", "feng-ared", "codel", "pie", "fq_codel")
+#: AQMs the suite can run, in its order (PfifoFast, RED, ARED, Feng's ARED, NonLinearRed, CoDel,
+#: PIE), then FQ-CoDel, which the suite does not have.
+AQMS = ("fifo", "red", "ared", "feng-ared", "nlred", "codel", "pie", "fq_codel")
 DEFAULT_AQMS = AQMS
 
 

@@ -114,7 +114,7 @@ def write_report(table: pd.DataFrame, flows: pd.DataFrame | None, cases: Sequenc
         "Per scenario: the delay–goodput plot (x: mean sojourn at the forward bottleneck, inverted; y: "
         "aggregate goodput; one point per seed, the 1-σ ellipse per AQM) and the mean over seeds of each "
         "number. Scenario files: `aqmlab scenarios rfc7928_<name>`; deviations from the suite: "
-        "docs/rfc7928.md. Not run: NonLinearRed (no aqmlab counterpart).",
+        "docs/rfc7928.md.",
     ]
     for case in cases:
         df = case_table(table, flows, case, aqms)

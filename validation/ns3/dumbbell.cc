@@ -623,6 +623,7 @@ main(int argc, char* argv[])
     bool redAred = false;
     bool redAdaptMaxP = false;
     bool redFengAdaptive = false;
+    bool redNonlinear = false;
     double redTargetDelayMs = 5;
     double redIntervalMs = 500;
     double redAlpha = 0.01;
@@ -702,6 +703,7 @@ main(int argc, char* argv[])
     cmd.AddValue("redAred", "RED ARED (automatic MinTh/MaxTh/QW, AdaptMaxP on)", redAred);
     cmd.AddValue("redAdaptMaxP", "RED AdaptMaxP (adapt max_p only)", redAdaptMaxP);
     cmd.AddValue("redFengAdaptive", "RED FengAdaptive", redFengAdaptive);
+    cmd.AddValue("redNonlinear", "RED NLRED (Nonlinear RED: 1.5*max_p*x^2 below MaxTh)", redNonlinear);
     cmd.AddValue("redTargetDelay", "RED TargetDelay [ms] (automatic MinTh)", redTargetDelayMs);
     cmd.AddValue("redInterval", "RED Interval [ms] between max_p updates", redIntervalMs);
     cmd.AddValue("redAlpha", "RED Alpha (ARED increment)", redAlpha);
@@ -946,6 +948,7 @@ main(int argc, char* argv[])
                              "ARED", BooleanValue(redAred),
                              "AdaptMaxP", BooleanValue(redAdaptMaxP),
                              "FengAdaptive", BooleanValue(redFengAdaptive),
+                             "NLRED", BooleanValue(redNonlinear),
                              "TargetDelay", TimeValue(MicroSeconds(int64_t(redTargetDelayMs * 1000))),
                              "Interval", TimeValue(MicroSeconds(int64_t(redIntervalMs * 1000))),
                              "Alpha", DoubleValue(redAlpha),

@@ -238,6 +238,7 @@ impl AecnParams {
             mean_packet_size: mean,
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: self.protected_pkts,
+            nonlinear: false,
         };
         let cfg = AecnConfig {
             red: [red(self.max_p_robust), red(self.max_p_average), red(self.max_p_fragile)],

@@ -25,6 +25,7 @@ fn red_cfg() -> RedConfig {
         mean_packet_size: 1000.0,
         drain_rate: 1000.0,
         protected_pkts: 1,
+        nonlinear: false,
     }
 }
 

@@ -388,6 +388,7 @@ impl CbtParams {
                 mean_packet_size: mean,
                 drain_rate,
                 protected_pkts: c.protected_pkts.unwrap_or(self.protected_pkts),
+                nonlinear: false,
             };
             classes.push(Class {
                 name: c.name.clone(),

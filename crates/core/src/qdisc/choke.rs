@@ -153,6 +153,7 @@ impl ChokeParams {
             mean_packet_size: mean,
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: 0,
+            nonlinear: false,
         };
         Ok(Choke {
             cfg,

@@ -143,6 +143,7 @@ impl FpqParams {
             mean_packet_size: mean,
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: self.protected_pkts,
+            nonlinear: false,
         };
         Ok(Fpq { red: Red::new(cfg, self.limit, EcnMarking::OFF), counter, targets, flows: 1.0 })
     }

@@ -284,6 +284,7 @@ impl FredParams {
             mean_packet_size: mean,
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: 1, // unused: FRED's tests replace RED's decide()
+            nonlinear: false,
         };
         let above = self.above_max_th.unwrap_or(self.variant.default_above_max_th());
         Ok(Fred::new(cfg, self.variant, above, self.minq, self.max_th_flow_cap, self.limit))

@@ -60,6 +60,9 @@ pub struct RedParams {
     /// Measure the queue in bytes and scale the drop probability by packet size.
     #[serde(default)]
     pub byte_mode: bool,
+    /// Nonlinear RED: a quadratic probability below `max_th`, `1.5·max_p·x²` (ns-3's `NLRED`).
+    #[serde(default, alias = "nlred")]
+    pub nonlinear: bool,
     /// Mark ECN-capable packets instead of dropping them early.
     #[serde(default)]
     pub ecn: bool,
@@ -126,6 +129,7 @@ impl Default for RedParams {
             wait: None,
             gentle: None,
             byte_mode: false,
+            nonlinear: false,
             ecn: false,
             ecn_forced_mark: false,
             ecn_gentle_mark: None,
@@ -287,6 +291,7 @@ impl RedParams {
             mean_packet_size: mean,
             drain_rate,
             protected_pkts: self.protected_pkts,
+            nonlinear: self.nonlinear,
         };
         let ecn = EcnMarking {
             early: self.ecn,

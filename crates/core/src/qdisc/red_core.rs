@@ -65,6 +65,9 @@ pub struct RedConfig {
     pub drain_rate: f64,
     /// No drop on the average while at most this many packets are queued (Fig. 3.8: 1).
     pub protected_pkts: u32,
+    /// Nonlinear RED (Zhou, Ye & Wu 2006 §3.1, ns-3's `NLRED`): below `max_th` the probability
+    /// is quadratic, `1.5·max_p·x²` with `x = (avg − min_th)/(max_th − min_th)`.
+    pub nonlinear: bool,
 }
 
 impl RedConfig {
@@ -89,7 +92,14 @@ impl RedConfig {
             // Only reachable in gentle mode (otherwise the drop is forced).
             self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th
         } else if self.max_th > self.min_th {
-            self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+            if self.nonlinear {
+                // ns-3's CalculatePNew: `p *= p * 1.5` then `p *= max_p`, so 1.5·max_p just
+                // below max_th, falling back to max_p where the gentle ramp starts.
+                let x = (avg - self.min_th) / (self.max_th - self.min_th);
+                1.5 * x * x * self.max_p
+            } else {
+                self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+            }
         } else {
             self.max_p // min_th = max_th: a step (CBT's deterministic classes use the same shape)
         };
@@ -332,6 +342,7 @@ mod tests {
             mean_packet_size: 1000.0,
             drain_rate: 1250.0,
             protected_pkts: 1,
+            nonlinear: false,
         }
     }
 
@@ -376,6 +387,18 @@ mod tests {
         assert!((g.base_probability(22.5) - 0.55).abs() < 1e-12);
         assert_eq!(g.base_probability(30.0), 1.0);
         assert!(!g.forced(29.0) && g.forced(30.0) && c.forced(15.0));
+    }
+
+    #[test]
+    fn nonlinear_red_is_quadratic_below_max_th_as_ns3_nlred() {
+        // min 5, max 15, max_p 0.1: x = 0.5 → 1.5·0.1·0.25; x → 1 → 0.15; gentle restarts at max_p.
+        let c = RedConfig { nonlinear: true, gentle: true, ..cfg(RedVariant::Ns2) };
+        assert!((c.base_probability(10.0) - 0.0375).abs() < 1e-12);
+        assert!((c.base_probability(14.999_999) - 0.15).abs() < 1e-6);
+        assert!((c.base_probability(15.0) - 0.1).abs() < 1e-12);
+        assert_eq!(c.base_probability(5.0), 0.0);
+        let big = RedConfig { max_p: 0.9, ..c };
+        assert_eq!(big.base_probability(14.9), 1.0, "1.5·max_p·x² is capped at 1");
     }
 
     #[test]

@@ -136,6 +136,7 @@ impl RioParams {
             mean_packet_size: mean,
             drain_rate: link_rate_bps / (8.0 * mean),
             protected_pkts: self.protected_pkts,
+            nonlinear: false,
         };
         let mut in_tags = [false; 256];
         for &t in &self.in_tags {
