@@ -360,11 +360,13 @@ mod tests {
 
     #[test]
     fn the_inverse_square_root_cache_is_linuxs() {
-        // Linux's cobalt_cache_init gives these (0.32 fixed point), within a few units of the
-        // exact 2^32/sqrt(c): 1/√2 = 0xb504f333, 1/√4 = 0x80000000.
+        // Four Newton steps from the previous entry do not fully converge: for count 2, by hand,
+        // r ← r(3 − 2r²)/2 from 1 gives 0.5, 0.625, 0.693359, 0.706651 (exact 0.707107), and the
+        // 0.32 fixed point gives 0xb4ead8a0 = 0.7066513. Every entry is within 0.1 % of 1/√c.
+        assert_eq!(INV_SQRT_CACHE[2], 0xb4ea_d8a0);
         for (c, &r) in INV_SQRT_CACHE.iter().enumerate().skip(1) {
             let exact = 4_294_967_296.0 / (c as f64).sqrt();
-            assert!((f64::from(r) - exact).abs() / exact < 1e-6, "count {c}: {r:#x} vs {exact}");
+            assert!((f64::from(r) - exact).abs() / exact < 1e-3, "count {c}: {r:#x} vs {exact}");
         }
         assert_eq!(INV_SQRT_CACHE[0], u32::MAX);
     }
@@ -376,7 +378,8 @@ mod tests {
         for count in 1..=64 {
             c.set_count(&p, count);
             let exact = 1.0 / f64::from(count).sqrt();
-            assert!((c.inv_sqrt_value(&p) - exact).abs() / exact < 1e-3, "count {count}: {}", c.inv_sqrt_value(&p));
+            // One step per count from the previous value: 0.16 % off at count 16, less beyond.
+            assert!((c.inv_sqrt_value(&p) - exact).abs() / exact < 2e-3, "count {count}: {}", c.inv_sqrt_value(&p));
         }
     }
 
