@@ -125,11 +125,11 @@ pub(crate) fn cobalt_config(path: &str, target: Duration, interval: Duration, ec
     // Linux and ns-3 scale the interval as a u32 of nanoseconds (reciprocal_scale).
     if interval.0 .0 == 0 || interval.0 .0 > u64::from(u32::MAX) {
         return Err(ConfigError::new(join(path, "interval"),
-            format!("must be positive and at most 4.294967295s (a 32-bit count of ns, as Linux and ns-3 hold it), got {}", interval.0)));
+            format!("must be positive and at most 4.294967295s (a 32-bit count of ns, as Linux and ns-3 hold it), got {interval}")));
     }
     if target.0 .0 == 0 || target.0 >= interval.0 {
         return Err(ConfigError::new(join(path, "target"),
-            format!("must be positive and shorter than interval ({}), got {}", interval.0, target.0)));
+            format!("must be positive and shorter than interval ({interval}), got {target}")));
     }
     for (key, v) in [("p_inc", p_inc), ("p_dec", p_dec)] {
         if !(v > 0.0 && v <= 1.0) {
@@ -141,7 +141,7 @@ pub(crate) fn cobalt_config(path: &str, target: Duration, interval: Duration, ec
         match v {
             DurationSwitch::At(d) if !ns3 => {
                 return Err(ConfigError::new(join(path, key),
-                    format!("is ns-3's addition to COBALT; variant = \"linux\" has none (use \"auto\" or \"none\"), got {d}")));
+                    format!("is ns-3's addition to COBALT; variant = \"linux\" has none (use \"auto\" or \"none\"), got {}", Duration(d))));
             }
             DurationSwitch::At(d) if d.0 == 0 => {
                 return Err(ConfigError::new(join(path, key), "must be positive, \"none\" or \"auto\", got 0s"));
