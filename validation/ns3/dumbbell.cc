@@ -255,6 +255,53 @@ OnQdiscBytes(uint32_t /*oldV*/, uint32_t newV)
     g_twBytes.Update(Simulator::Now().GetSeconds(), newV);
 }
 
+// COBALT's BLUE after the warm-up (--queue=cobalt | fq_cobalt): per sample, the largest p_drop over
+// the COBALT queues and how many have p_drop > 0, to see whether BLUE acts.
+struct CobaltPdropSamples
+{
+    uint32_t n = 0;             // samples taken
+    uint32_t nActive = 0;       // samples with some queue's p_drop > 0
+    double maxSeen = 0;         // largest p_drop seen
+    double sumMax = 0;          // sum over samples of the largest p_drop
+    uint64_t sumActiveQueues = 0; // sum over samples of the queues with p_drop > 0
+} g_cobaltPdrop;
+
+void
+SampleCobaltPdrop()
+{
+    std::vector<Ptr<CobaltQueueDisc>> qs;
+    if (auto c = DynamicCast<CobaltQueueDisc>(g_qdisc))
+    {
+        qs.push_back(c);
+    }
+    else if (DynamicCast<FqCobaltQueueDisc>(g_qdisc))
+    {
+        for (std::size_t i = 0; i < g_qdisc->GetNQueueDiscClasses(); ++i)
+        {
+            qs.push_back(DynamicCast<CobaltQueueDisc>(g_qdisc->GetQueueDiscClass(i)->GetQueueDisc()));
+        }
+    }
+    else
+    {
+        return;
+    }
+    double mx = 0;
+    uint32_t active = 0;
+    for (auto& c : qs)
+    {
+        if (c && c->GetPdrop() > 0)
+        {
+            mx = std::max(mx, c->GetPdrop());
+            active++;
+        }
+    }
+    g_cobaltPdrop.n++;
+    g_cobaltPdrop.nActive += active > 0;
+    g_cobaltPdrop.maxSeen = std::max(g_cobaltPdrop.maxSeen, mx);
+    g_cobaltPdrop.sumMax += mx;
+    g_cobaltPdrop.sumActiveQueues += active;
+}
+
 void
 Sample()
 {
@@ -272,6 +319,10 @@ Sample()
         g_samp.sumQdWarm += qd;
         g_samp.sumDevWarm += dv;
         g_samp.sumQdBytesWarm += qdb;
+    }
+    if (t >= g_warmup)
+    {
+        SampleCobaltPdrop();
     }
     if (t + g_sampleInterval < g_duration - 1e-9)
     {
@@ -1463,6 +1514,13 @@ main(int argc, char* argv[])
             o << ", \"overflow_drops\": " << MapGet(dm, FifoQueueDisc::LIMIT_EXCEEDED_DROP);
         }
         o << "},\n";
+    }
+    if (queue == "cobalt" || queue == "fq_cobalt")
+    {
+        const auto& c = g_cobaltPdrop;
+        o << "    \"cobalt_pdrop_after_warmup\": {\"samples\": " << c.n << ", \"samples_active\": " << c.nActive
+          << ", \"max_seen\": " << c.maxSeen << ", \"mean_max\": " << (c.n ? c.sumMax / c.n : 0.0)
+          << ", \"mean_active_queues\": " << (c.n ? double(c.sumActiveQueues) / c.n : 0.0) << "},\n";
     }
     o << "    \"queue_pkts\": {\"qdisc_mean_time_weighted_after_warmup\": "
       << (measure > 0 ? g_twPkts.areaWarm / measure : 0)
