@@ -306,8 +306,21 @@ def test_rate_step_goodput_per_phase_within_3_percent(compared, name: str) -> No
 # timeouts alike, Jain within 0.1; under FQ-COBALT each flow's share within 0.05, as FQ-CoDel's.
 
 COBALT = list(ns3ref.COBALT_SCENARIOS)
-# Where aqmlab and ns-3 still differ, each measured (3 seeds, aqmlab : ns-3).
-COBALT_GAPS: dict[tuple[str, str], str] = {}
+# Where aqmlab and ns-3 still differ, each measured (aqmlab : ns-3). Not noise: over seeds 1-10
+# cobalt_10flows gives 17.9 : 11.7 expiries per run, aqmlab above ns-3 in 9 of 10 seeds, and each of
+# fq_cobalt_50flows' seeds 1-3 is 415-442 : 663-673. Everything else agrees (goodput 0.999-1.002,
+# drop rate 0.97-0.99, mean queue 0.99-1.01, retransmissions 0.97-1.02), BLUE is idle after the
+# warm-up in both (dumbbell.cc samples ns-3's p_drop: 0 in every sample; aqmlab: no BLUE drop), and
+# seed 1 of fq_cobalt_50flows drops the same 4,639 packets in both. Per flow (fq_cobalt_50flows, seed
+# 1) retransmissions agree, but ns-3's 72-80 ms flows take 12-13 expiries each where aqmlab's take 3;
+# FQ-CoDel on the same 50-flow dumbbell shows the same direction, less (147 : 181, 0.82). So the
+# difference is in how the two TCPs recover from COBALT's drop pattern, not found yet (docs/cobalt.md).
+COBALT_GAPS: dict[tuple[str, str], str] = {
+    ("cobalt_10flows", "timeouts"): "RTO expiries 17.3 : 10.7 per run over seeds 1-3, 17.9 : 11.7 over seeds 1-10; "
+                                    "drops, retransmissions and goodput agree within 3.5 %",
+    ("fq_cobalt_50flows", "timeouts"): "RTO expiries 430 : 666 per run over seeds 1-3 (0.65); ns-3's long-RTT flows time "
+                                       "out 4x as often with the same retransmissions; FQ-CoDel: 147 : 181",
+}
 
 
 def _cobalt_params():
