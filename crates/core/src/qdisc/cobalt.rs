@@ -239,6 +239,7 @@ impl CobaltQdisc {
 /// Runs COBALT on `fifo`'s head until a packet may leave (ns-3 `DoDequeue`): drops go to `drops`
 /// as `Early`, CE marks are made and counted; an empty queue runs the BLUE-down path. `rng` is
 /// drawn once per packet while BLUE is active. Shared by `cobalt` and `fq_cobalt`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn cobalt_dequeue(law: &CobaltParams, state: &mut Cobalt, fifo: &mut Fifo, now: Time, rng: &mut Option<Rng>,
                              stats: &mut QdiscStats, details: &mut CobaltDetails, drops: &mut DropBuf) -> Option<Packet> {
     loop {

@@ -148,7 +148,7 @@ impl FqCobaltParams {
         check_range(path, "quantum", self.quantum.0, 1, 1 << 20)?;
         check_range(path, "drop_batch", u64::from(self.drop_batch), 1, 1 << 16)?;
         check_range(path, "set_ways", u64::from(self.set_ways), 1, 65536)?;
-        if self.set_associative_hash && self.flows % self.set_ways != 0 {
+        if self.set_associative_hash && !self.flows.is_multiple_of(self.set_ways) {
             // ns-3 CheckConfig: "The number of queues must be an integer multiple of the size of
             // the set of queues used by set associative hash".
             return Err(ConfigError::new(join(path, "set_ways"),
