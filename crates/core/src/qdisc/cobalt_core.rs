@@ -32,7 +32,7 @@
 //! | MTU floor | sojourn > 4 × MTU time | none | sojourn > 4 × MTU time (0 unshaped) |
 //!
 //! Random draws: one uniform per dequeued packet while `p_drop > 0` (both ns-3 and this draw
-//! even when CoDel already drops; Linux ≥ 5.x skips the draw then, the outcome is the same).
+//! even when CoDel already drops; recent Linux kernels skip the draw then; the outcome is the same).
 
 use crate::engine::{Dur, Time};
 use crate::packet::Ecn;
