@@ -375,6 +375,11 @@ COBALT_SCENARIOS = {
         MatchedScenario("cobalt_50flows", "cobalt", n_tcp=50, queue_limit=1000),
         MatchedScenario("fq_cobalt_10flows", "fq_cobalt", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
         MatchedScenario("fq_cobalt_50flows", "fq_cobalt", n_tcp=50, queue_limit=1000, access_delays_ms=unequal_rtt(50)),
+        # The same 10-flow dumbbells with ns-3's own TCP defaults on both sides (aqmlab's
+        # `profile = "ns3"`: CUBIC, PRR, 536-byte segments, 128 KiB buffers; docs/tcp-profiles.md).
+        MatchedScenario("cobalt_10flows_ns3_profile", "cobalt", queue_limit=1000, profile="ns3"),
+        MatchedScenario("fq_cobalt_10flows_ns3_profile", "fq_cobalt", queue_limit=1000, profile="ns3",
+                        access_delays_ms=UNEQUAL_RTT),
     ]
 }
 
