@@ -326,7 +326,9 @@ COBALT_GAPS: dict[tuple[str, str], str] = {
     # BLUE threshold; in aqmlab (159 increases in the first 2 s, none later) some queues' p_drop
     # stays high after the warm-up and their flows starve (seed 1: flows 0 and 9 at 44 and 54 kb/s,
     # 32 and 21 expiries); ns-3's sampled p_drop peaks at 0.082 and is 0 from 7.6 s on.
-    # `variant = "linux"` (no BLUE threshold) starves no flow (docs/cobalt.md).
+    # `variant = "linux"` (no BLUE threshold) starves no flow. The deeper slow-start queue is the
+    # TCP's, not COBALT's: under FQ-CoDel the same dumbbell's first 10 s (seed 1) peak at 775
+    # packets in aqmlab and 505 in ns-3, with 1,106 drops against 585 (docs/cobalt.md).
     ("fq_cobalt_10flows_ns3_profile", "fairness"): "Jain 0.861 : 0.998 over seeds 1-3: in aqmlab BLUE, raised by "
                                                    "slow-start sojourns above the 400 ms BlueThreshold, starves one or "
                                                    "two flows per seed; ns-3's p_drop is back to 0 by 7.6 s",
