@@ -555,6 +555,7 @@ fn fq_cobalt_docs() -> Value {
         ("ecn", "CE-mark ECN-capable packets on CoDel's signal instead of dropping them (ns-3 UseEcn: true)"),
         ("set_associative_hash", "ns-3 EnableSetAssociativeHash: a flow takes the first inactive or own-tagged queue of its set of set_ways queues (false)"),
         ("set_ways", "queues per set of the set-associative hash, 1..=65536, must divide flows (8)"),
+        ("p_inc", "BLUE's increment of a queue's p_drop when the queue refuses an arrival at limit or (ns3) a packet waited past blue_threshold, and (linux) when the queue is shed on overflow, in (0, 1] (1/256)"),
     ] {
         m.insert(k.into(), v.into());
     }
