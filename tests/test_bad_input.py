@@ -10,6 +10,9 @@ import pytest
 
 from conftest import SMALL_TCP, run_cli
 
+# SMALL_TCP's [queue] body, for cases that swap the discipline.
+RED_QUEUE = 'kind = "red"\nlimit = 60\nmin_th = 5\nmax_th = 15\nmax_p = 0.1\nweight = 0.002'
+
 # (edit of SMALL_TCP, expected fragments of the error line)
 CASES = {
     "unknown key": (("seed = 7", "seed = 7\nsed = 8"), ["run.sed", "line 5", "unknown key", "duration, warmup, seed"]),
@@ -86,6 +89,24 @@ CASES = {
     "ledbat noise filter of zero": (
         ('start_jitter = "500ms"', 'start_jitter = "500ms"\ncongestion_control = "ledbat"\nledbat_noise_filter = 0'),
         ["flows[0].ledbat_noise_filter", "between 1 and 10000", "got 0"]),
+    "cobalt: target not below interval": (
+        (RED_QUEUE, 'kind = "cobalt"\ntarget = "200ms"'),
+        ["queue.target", "line 12", "shorter than interval (100ms)", "got 200ms"]),
+    "cobalt: BLUE step above one": (
+        (RED_QUEUE, 'kind = "cobalt"\np_inc = 2.0'), ["queue.p_inc", "line 12", "(0, 1]", "got 2"]),
+    "cobalt: ns-3's BLUE threshold under the linux variant": (
+        (RED_QUEUE, 'kind = "cobalt"\nvariant = "linux"\nblue_threshold = "400ms"'),
+        ["queue.blue_threshold", "line 13", 'variant = "linux" has none', '"auto" or "none"', "got 400ms"]),
+    "cobalt: threshold that is not a duration": (
+        (RED_QUEUE, 'kind = "cobalt"\nblue_threshold = "soon"'),
+        ["queue.blue_threshold", "line 12", "soon", '"none" or "auto"']),
+    "cobalt: CE threshold without ECN": (
+        (RED_QUEUE, 'kind = "cobalt"\nce_threshold = "1ms"'), ["queue.ce_threshold", "line 12", "ecn = true"]),
+    "fq_cobalt: unknown variant": (
+        (RED_QUEUE, 'kind = "fq_cobalt"\nvariant = "ns2"'), ["queue.variant", "line 12", "ns2", "ns3", "linux"]),
+    "fq_cobalt: set ways not dividing the queues": (
+        (RED_QUEUE, 'kind = "fq_cobalt"\nflows = 100\nset_associative_hash = true'),
+        ["queue.set_ways", "must divide flows (100)", "got 8"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),

@@ -324,6 +324,70 @@ def test_rate_step_goodput_per_phase_within_3_percent(compared, name: str) -> No
     assert all(a == pytest.approx(n, rel=0.03) for a, n in got.values()), got
 
 
+# ---------------------------------------------------------------- COBALT and FQ-COBALT
+# `ns3ref.COBALT_SCENARIOS`: ns-3's CobaltQueueDisc and FqCobaltQueueDisc at their defaults (but for a
+# 1000-packet buffer) against aqmlab's `cobalt` / `fq_cobalt` with `variant = "ns3"`, 10 and 50 flows
+# (docs/cobalt.md). The named scenarios' criteria: goodput 3 %, drop rate 25 %, mean queue 25 %,
+# timeouts alike, Jain within 0.1; under FQ-COBALT each flow's share within 0.05, as FQ-CoDel's.
+
+COBALT = list(ns3ref.COBALT_SCENARIOS)
+# Where aqmlab and ns-3 still differ, each measured (aqmlab : ns-3). Not noise: over seeds 1-10
+# cobalt_10flows gives 17.9 : 11.7 expiries per run, aqmlab above ns-3 in 9 of 10 seeds, and each of
+# fq_cobalt_50flows' seeds 1-3 is 415-442 : 663-673. Everything else agrees (goodput 0.999-1.002,
+# drop rate 0.97-0.99, mean queue 0.99-1.01, retransmissions 0.97-1.02), BLUE is idle after the
+# warm-up in both (dumbbell.cc samples ns-3's p_drop: 0 in every sample; aqmlab: no BLUE drop), and
+# seed 1 of fq_cobalt_50flows drops the same 4,639 packets in both. Per flow (fq_cobalt_50flows, seed
+# 1) retransmissions agree, but ns-3's 72-80 ms flows take 12-13 expiries each where aqmlab's take 3;
+# FQ-CoDel on the same 50-flow dumbbell shows the same direction, less (147 : 181, 0.82). So the
+# difference is in how the two TCPs recover from COBALT's drop pattern, not found yet (docs/cobalt.md).
+COBALT_GAPS: dict[tuple[str, str], str] = {
+    ("cobalt_10flows", "timeouts"): "RTO expiries 17.3 : 10.7 per run over seeds 1-3, 17.9 : 11.7 over seeds 1-10; "
+                                    "drops, retransmissions and goodput agree within 3.5 %",
+    ("fq_cobalt_50flows", "timeouts"): "RTO expiries 430 : 666 per run over seeds 1-3 (0.65); ns-3's long-RTT flows time "
+                                       "out 4x as often with the same retransmissions; FQ-CoDel: 147 : 181",
+    ("cobalt_10flows_ns3_profile", "timeouts"): "RTO expiries 7.7 : 15.0 per run over seeds 1-3 (ns-3's TCP defaults); "
+                                                "goodput 1.004, drops 0.98, mean queue 0.97",
+    # BLUE: in slow start (536-byte segments, 128 KiB windows) flow queues wait over the 400 ms
+    # BLUE threshold; in aqmlab (159 increases in the first 2 s, none later) some queues' p_drop
+    # stays high after the warm-up and their flows starve (seed 1: flows 0 and 9 at 44 and 54 kb/s,
+    # 32 and 21 expiries); ns-3's sampled p_drop peaks at 0.082 and is 0 from 7.6 s on.
+    # `variant = "linux"` (no BLUE threshold) starves no flow. The deeper slow-start queue is the
+    # TCP's, not COBALT's: under FQ-CoDel the same dumbbell's first 10 s (seed 1) peak at 775
+    # packets in aqmlab and 505 in ns-3, with 1,106 drops against 585 (docs/cobalt.md).
+    ("fq_cobalt_10flows_ns3_profile", "fairness"): "Jain 0.861 : 0.998 over seeds 1-3: in aqmlab BLUE, raised by "
+                                                   "slow-start sojourns above the 400 ms BlueThreshold, starves one or "
+                                                   "two flows per seed; ns-3's p_drop is back to 0 by 7.6 s",
+    ("fq_cobalt_10flows_ns3_profile", "timeouts"): "RTO expiries 58 : 22.3 per run over seeds 1-3, mostly the flows "
+                                                   "BLUE starves (see fairness)",
+}
+
+
+def _cobalt_params():
+    for name, s in ns3ref.COBALT_SCENARIOS.items():
+        for metric in ("goodput", "drops", "mean_queue", "timeouts", "fairness",
+                       *(["shares"] if s.queue == "fq_cobalt" else [])):
+            gap = COBALT_GAPS.get((name, metric))
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            yield pytest.param(name, metric, marks=marks, id=f"{name}-{metric}")
+
+
+def test_cobalt_scenarios_render_cobalt_on_both_sides() -> None:
+    for name, s in ns3ref.COBALT_SCENARIOS.items():
+        q = s.aqmlab_scenario()["queue"]
+        assert (q["kind"], q["variant"], q["limit"]) == (s.queue, "ns3", 1000), name
+        assert {f"--queue={s.queue}", "--queueLimit=1000"} <= set(s.ns3_args()), name
+    assert ns3ref.COBALT_SCENARIOS["fq_cobalt_10flows"].aqmlab_scenario()["queue"]["quantum"] == "1502B"
+
+
+@pytest.mark.parametrize(("name", "metric"), list(_cobalt_params()))
+def test_cobalt_agrees_with_ns3(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.COBALT_SCENARIOS[name])
+    if metric == "shares":
+        assert c.max_share_difference() <= 0.05
+    else:
+        _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
 # ---------------------------------------------------------------- drop-tail without SACK
 # `ns3ref.REPORTED_ONLY` and the newcomer's timeouts: NewReno without SACK behind a full drop-tail
 # buffer, where ns-3 3.44's emulated-SACK scoreboard retransmits segments that were never dropped

@@ -29,6 +29,9 @@ What is matched, and how (docs/validation.md discusses each point):
   (docs/ared.md);
 * PIE: ns-3's ``PieQueueDisc`` at its defaults, so aqmlab runs ``variant = "ns3"`` (docs/pie.md);
   FQ-PIE likewise (``FqPieQueueDisc``, ``variant = "ns3"``, quantum the device MTU; docs/fq_pie.md);
+* COBALT: ns-3's ``CobaltQueueDisc`` at its defaults but for the buffer (given in packets), so
+  aqmlab runs ``kind = "cobalt"`` with ``variant = "ns3"``; FQ-COBALT likewise
+  (``FqCobaltQueueDisc``, ``variant = "ns3"``, quantum the device MTU; docs/cobalt.md);
 * start times: drawn here once and given to both (ns-3 ``--startMode=list``);
 * UDP CBR: ns-3's OnOff application paces on payload bytes (1000 B) and sends 1030-byte frames;
   aqmlab paces on wire bytes, so it gets ``rate × 1030/1000`` and 1030-byte packets (its payload is
@@ -54,7 +57,7 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "COBALT_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
@@ -68,7 +71,7 @@ class MatchedScenario:
     """A dumbbell described once and rendered for both simulators."""
 
     name: str
-    queue: str  # "red", "fifo", "codel", "fq_codel", "pie" or "fq_pie"
+    queue: str  # "red", "fifo", "codel", "fq_codel", "pie", "fq_pie", "cobalt" or "fq_cobalt"
     n_tcp: int = 10
     access_delays_ms: tuple[float, ...] = (1.0,)  # one for all, or one per TCP flow
     udp_rate_bps: float = 0.0
@@ -194,6 +197,14 @@ class MatchedScenario:
             # on as ns-3's UseEcn default (the flows are not ECN-capable, so PIE drops).
             queue = {"kind": "fq_pie", "limit": self.queue_limit, "variant": "ns3", "quantum": f"{self.mss + DATA_HEADER}B",
                      "ecn": True}
+        elif self.queue == "cobalt":
+            # ns-3's CobaltQueueDisc at its defaults (dumbbell.cc sets only MaxSize, in packets).
+            queue = {"kind": "cobalt", "limit": self.queue_limit, "variant": "ns3"}
+        elif self.queue == "fq_cobalt":
+            # ns-3's FqCobaltQueueDisc at its defaults, the quantum the device MTU as for FQ-CoDel;
+            # UseEcn is on there and here (the flows are not ECN-capable, so COBALT drops).
+            queue = {"kind": "fq_cobalt", "limit": self.queue_limit, "variant": "ns3",
+                     "quantum": f"{self.mss + DATA_HEADER}B", "ecn": True}
         if self.nonlinear:
             queue["nonlinear"] = True
         tcp: dict[str, Any]
@@ -397,6 +408,25 @@ LEDBAT_SCENARIOS = {
                         duration_s=120.0, warmup_s=20.0),
         MatchedScenario("ledbat_vs_newreno_fifo", "fifo", n_tcp=2, queue_limit=200, tcp_per_flow=("newreno", "ledbat"),
                         duration_s=120.0, warmup_s=20.0),
+    ]
+}
+
+# COBALT and FQ-COBALT (docs/cobalt.md) at ns-3's defaults, with FQ-CoDel's 1000-packet buffer
+# (ns-3's own: 1 500 000 bytes for COBALT, about 1000 of these packets; 10240 packets for FQ-COBALT),
+# 10 and 50 flows at 10 Mb/s, the matched TCP of the named scenarios; FQ-COBALT with unequal RTTs
+# (44-80 ms) so that the scheduler's fairness shows, as fq_codel_10flows.
+COBALT_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario("cobalt_10flows", "cobalt", queue_limit=1000),
+        MatchedScenario("cobalt_50flows", "cobalt", n_tcp=50, queue_limit=1000),
+        MatchedScenario("fq_cobalt_10flows", "fq_cobalt", queue_limit=1000, access_delays_ms=UNEQUAL_RTT),
+        MatchedScenario("fq_cobalt_50flows", "fq_cobalt", n_tcp=50, queue_limit=1000, access_delays_ms=unequal_rtt(50)),
+        # The same 10-flow dumbbells with ns-3's own TCP defaults on both sides (aqmlab's
+        # `profile = "ns3"`: CUBIC, PRR, 536-byte segments, 128 KiB buffers; docs/tcp-profiles.md).
+        MatchedScenario("cobalt_10flows_ns3_profile", "cobalt", queue_limit=1000, profile="ns3"),
+        MatchedScenario("fq_cobalt_10flows_ns3_profile", "fq_cobalt", queue_limit=1000, profile="ns3",
+                        access_delays_ms=UNEQUAL_RTT),
     ]
 }
 
@@ -695,6 +725,7 @@ def main() -> None:
     scenarios."""
     binary = build()
     named = [] if "--grid-only" in sys.argv[1:] else [*SCENARIOS.values(), *ARED_SCENARIOS.values(), *NLRED_SCENARIOS.values(), *RATE_SCENARIOS.values(),
+                                                     *COBALT_SCENARIOS.values(),
                                                      *REPORTED_ONLY.values(), NEWCOMER, *PROFILE_SCENARIOS.values()]
     t0 = time.perf_counter()
     rows = [compare(binary, s) for s in named]

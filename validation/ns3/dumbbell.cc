@@ -255,6 +255,53 @@ OnQdiscBytes(uint32_t /*oldV*/, uint32_t newV)
     g_twBytes.Update(Simulator::Now().GetSeconds(), newV);
 }
 
+// COBALT's BLUE after the warm-up (--queue=cobalt | fq_cobalt): per sample, the largest p_drop over
+// the COBALT queues and how many have p_drop > 0, to see whether BLUE acts.
+struct CobaltPdropSamples
+{
+    uint32_t n = 0;             // samples taken
+    uint32_t nActive = 0;       // samples with some queue's p_drop > 0
+    double maxSeen = 0;         // largest p_drop seen
+    double sumMax = 0;          // sum over samples of the largest p_drop
+    uint64_t sumActiveQueues = 0; // sum over samples of the queues with p_drop > 0
+} g_cobaltPdrop;
+
+void
+SampleCobaltPdrop()
+{
+    std::vector<Ptr<CobaltQueueDisc>> qs;
+    if (auto c = DynamicCast<CobaltQueueDisc>(g_qdisc))
+    {
+        qs.push_back(c);
+    }
+    else if (DynamicCast<FqCobaltQueueDisc>(g_qdisc))
+    {
+        for (std::size_t i = 0; i < g_qdisc->GetNQueueDiscClasses(); ++i)
+        {
+            qs.push_back(DynamicCast<CobaltQueueDisc>(g_qdisc->GetQueueDiscClass(i)->GetQueueDisc()));
+        }
+    }
+    else
+    {
+        return;
+    }
+    double mx = 0;
+    uint32_t active = 0;
+    for (auto& c : qs)
+    {
+        if (c && c->GetPdrop() > 0)
+        {
+            mx = std::max(mx, c->GetPdrop());
+            active++;
+        }
+    }
+    g_cobaltPdrop.n++;
+    g_cobaltPdrop.nActive += active > 0;
+    g_cobaltPdrop.maxSeen = std::max(g_cobaltPdrop.maxSeen, mx);
+    g_cobaltPdrop.sumMax += mx;
+    g_cobaltPdrop.sumActiveQueues += active;
+}
+
 void
 Sample()
 {
@@ -272,6 +319,10 @@ Sample()
         g_samp.sumQdWarm += qd;
         g_samp.sumDevWarm += dv;
         g_samp.sumQdBytesWarm += qdb;
+    }
+    if (t >= g_warmup)
+    {
+        SampleCobaltPdrop();
     }
     if (t + g_sampleInterval < g_duration - 1e-9)
     {
@@ -459,6 +510,12 @@ PrintDropMap(std::ostream& o, const std::map<std::string, uint32_t, std::less<>>
 // QueueDisc::CHILD_QUEUE_DISC_DROP before the child's reason.
 const std::string kChildPieUnforced =
     std::string(QueueDisc::CHILD_QUEUE_DISC_DROP) + PieQueueDisc::UNFORCED_DROP;
+// Likewise FqCobaltQueueDisc's child CobaltQueueDiscs: COBALT's drops at dequeue, and a child's
+// refusal of an arrival when that one queue holds MaxSize packets.
+const std::string kChildCobaltTarget =
+    std::string(QueueDisc::CHILD_QUEUE_DISC_DROP) + CobaltQueueDisc::TARGET_EXCEEDED_DROP;
+const std::string kChildCobaltOverlimit =
+    std::string(QueueDisc::CHILD_QUEUE_DISC_DROP) + CobaltQueueDisc::OVERLIMIT_DROP;
 
 uint32_t
 MapGet(const std::map<std::string, uint32_t, std::less<>>& m, const char* k)
@@ -686,7 +743,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rxAccessDelays",
                  "receiver-side access delays [ms], one value or comma list",
                  rxAccessDelays);
-    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel | pie | fq_pie", queue);
+    cmd.AddValue("queue", "bottleneck queue disc: red | fifo | codel | fq_codel | pie | fq_pie | cobalt | fq_cobalt", queue);
     cmd.AddValue("queueLimit", "bottleneck qdisc limit [packets]", queueLimit);
     cmd.AddValue("devQueue", "bottleneck NetDevice queue size [packets] (>=1)", devQueue);
     cmd.AddValue("reverseQueueLimit", "R2->R1 device drop-tail limit [packets]", reverseQueueLimit);
@@ -968,18 +1025,24 @@ main(int argc, char* argv[])
         // MaxBurstAllowance 150 ms, A 0.125, B 1.25, no dequeue-rate estimator, no ECN, no
         // derandomization. FQ-PIE: 1024 queues, quantum = the device MTU (1500), batches of 64,
         // perturbation 0, UseEcn true with MarkEcnThreshold 0.1 (the TCP flows are not ECN-capable,
-        // so PIE drops); each queue a PieQueueDisc with the PIE defaults above.
+        // so PIE drops); each queue a PieQueueDisc with the PIE defaults above. COBALT: Target
+        // 5 ms, Interval 100 ms, UseEcn false, Increment 1/256, Decrement 1/4096, BlueThreshold
+        // 400 ms, CeThreshold none. FQ-COBALT: 1024 queues, quantum = the device MTU (1500),
+        // batches of 64, perturbation 0, no set-associative hash, UseEcn true (the TCP flows are
+        // not ECN-capable, so COBALT drops); each queue a CobaltQueueDisc with the defaults above.
         const std::map<std::string, std::string> limitOnly = {
             {"fifo", "ns3::FifoQueueDisc"},
             {"codel", "ns3::CoDelQueueDisc"},
             {"fq_codel", "ns3::FqCoDelQueueDisc"},
             {"pie", "ns3::PieQueueDisc"},
             {"fq_pie", "ns3::FqPieQueueDisc"},
+            {"cobalt", "ns3::CobaltQueueDisc"},
+            {"fq_cobalt", "ns3::FqCobaltQueueDisc"},
         };
         auto it = limitOnly.find(queue);
         if (it == limitOnly.end())
         {
-            NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel, pie or fq_pie");
+            NS_FATAL_ERROR("--queue must be red, fifo, codel, fq_codel, pie, fq_pie, cobalt or fq_cobalt");
         }
         tch.SetRootQueueDisc(it->second,
                              "MaxSize",
@@ -1370,6 +1433,7 @@ main(int argc, char* argv[])
     }
 
     auto dropsAll = st.nDroppedPacketsBeforeEnqueue;
+    auto dropsAfterAll = st.nDroppedPacketsAfterDequeue; // COBALT's drops are made at dequeue
     o << "  \"bottleneck\": {\n";
     o << "    \"qdisc\": \"" << g_qdisc->GetInstanceTypeId().GetName()
       << "\", \"root_qdiscs_in_topology\": " << nRootQdiscs << ",\n";
@@ -1416,6 +1480,17 @@ main(int argc, char* argv[])
         o << ", \"pie_early_drops\": " << MapGet(dropsAll, kChildPieUnforced.c_str())
           << ", \"overflow_drops\": " << MapGet(dropsAll, FqPieQueueDisc::OVERLIMIT_DROP);
     }
+    else if (queue == "cobalt")
+    {
+        o << ", \"cobalt_early_drops\": " << MapGet(dropsAfterAll, CobaltQueueDisc::TARGET_EXCEEDED_DROP)
+          << ", \"overflow_drops\": " << MapGet(dropsAll, CobaltQueueDisc::OVERLIMIT_DROP);
+    }
+    else if (queue == "fq_cobalt")
+    {
+        o << ", \"cobalt_early_drops\": " << MapGet(dropsAfterAll, kChildCobaltTarget.c_str())
+          << ", \"overflow_drops\": "
+          << MapGet(dropsAfterAll, FqCobaltQueueDisc::OVERLIMIT_DROP) + MapGet(dropsAll, kChildCobaltOverlimit.c_str());
+    }
     else
     {
         o << ", \"overflow_drops\": " << MapGet(dropsAll, FifoQueueDisc::LIMIT_EXCEEDED_DROP);
@@ -1427,6 +1502,11 @@ main(int argc, char* argv[])
         for (auto& [k, v] : dm)
         {
             v -= MapGet(w.nDroppedPacketsBeforeEnqueue, k.c_str());
+        }
+        auto dma = st.nDroppedPacketsAfterDequeue;
+        for (auto& [k, v] : dma)
+        {
+            v -= MapGet(w.nDroppedPacketsAfterDequeue, k.c_str());
         }
         o << "    \"after_warmup\": {\"arrived_pkts\": "
           << st.nTotalReceivedPackets - w.nTotalReceivedPackets
@@ -1454,11 +1534,29 @@ main(int argc, char* argv[])
             o << ", \"pie_early_drops\": " << MapGet(dm, kChildPieUnforced.c_str())
               << ", \"overflow_drops\": " << MapGet(dm, FqPieQueueDisc::OVERLIMIT_DROP);
         }
+        else if (queue == "cobalt")
+        {
+            o << ", \"cobalt_early_drops\": " << MapGet(dma, CobaltQueueDisc::TARGET_EXCEEDED_DROP)
+              << ", \"overflow_drops\": " << MapGet(dm, CobaltQueueDisc::OVERLIMIT_DROP);
+        }
+        else if (queue == "fq_cobalt")
+        {
+            o << ", \"cobalt_early_drops\": " << MapGet(dma, kChildCobaltTarget.c_str())
+              << ", \"overflow_drops\": "
+              << MapGet(dma, FqCobaltQueueDisc::OVERLIMIT_DROP) + MapGet(dm, kChildCobaltOverlimit.c_str());
+        }
         else
         {
             o << ", \"overflow_drops\": " << MapGet(dm, FifoQueueDisc::LIMIT_EXCEEDED_DROP);
         }
         o << "},\n";
+    }
+    if (queue == "cobalt" || queue == "fq_cobalt")
+    {
+        const auto& c = g_cobaltPdrop;
+        o << "    \"cobalt_pdrop_after_warmup\": {\"samples\": " << c.n << ", \"samples_active\": " << c.nActive
+          << ", \"max_seen\": " << c.maxSeen << ", \"mean_max\": " << (c.n ? c.sumMax / c.n : 0.0)
+          << ", \"mean_active_queues\": " << (c.n ? double(c.sumActiveQueues) / c.n : 0.0) << "},\n";
     }
     o << "    \"queue_pkts\": {\"qdisc_mean_time_weighted_after_warmup\": "
       << (measure > 0 ? g_twPkts.areaWarm / measure : 0)

@@ -20,7 +20,7 @@
 //!   scheduled there (not counted as sparse or bulk), so a flow cannot shed its AQM state by
 //!   pausing; a packet arriving for it puts it back in the new list. A sparse flow that spends its
 //!   deficit becomes bulk (`CAKE_SET_SPARSE` → `BULK`, or `SPARSE_WAIT` when it is empty then).
-//! * **COBALT** (§III-C): per flow queue, CoDel's control law (drop or ECN-mark at
+//! * **COBALT** (§III-C; the law itself is `cobalt_core.rs`, shared with `cobalt.rs`): per flow queue, CoDel's control law (drop or ECN-mark at
 //!   `drop_next`, spaced interval/√count) run at dequeue on the sojourn time, and BLUE: `p_drop`
 //!   rises by `p_inc` = 1/256 when the queue is pruned at overflow and falls by `p_dec` = 1/4096
 //!   when it is found empty, at most once per `target` each (the BLUE timer); every dequeued packet
@@ -65,6 +65,7 @@
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
+pub use super::cobalt_core::{Cobalt, CobaltDecision, CobaltParams, P_DEC, P_INC};
 use super::fifo::Fifo;
 use super::fq_codel::flow_hash;
 use super::{ClassStats, DropBuf, DropKind, FlowLabel, Qdisc, QdiscStats, Verdict};
@@ -77,10 +78,6 @@ use crate::scenario::units::{Bytes, Duration, RateOrUnlimited, SizeOrAuto};
 pub const CAKE_QUEUES: usize = 1024;
 /// Linux's default set associativity (`CAKE_SET_WAYS`).
 const DEFAULT_SET_WAYS: u32 = 8;
-/// BLUE's increment on overflow, 1/256 (`cake_set_rate`: `1 << 24` in 0.32 fixed point).
-pub const P_INC: f64 = 1.0 / 256.0;
-/// BLUE's decrement on an empty queue, 1/4096 (`1 << 20` in 0.32 fixed point).
-pub const P_DEC: f64 = 1.0 / 4096.0;
 /// Host ids at and above this are the per-flow defaults (each flow its own pair of hosts).
 pub const DEFAULT_HOST_BASE: u32 = 1 << 31;
 /// Salts that make a host's source and destination hashes differ (sch_cake hashes the address
@@ -251,174 +248,6 @@ impl Default for CakeParams {
             set_ways: DEFAULT_SET_WAYS,
             perturbation: 0,
         }
-    }
-}
-
-/// COBALT's constants for one tin (`struct cobalt_params`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CobaltParams {
-    /// CoDel interval, and the spacing of the first signal after the delay exceeds target.
-    pub interval: Dur,
-    /// Largest persistent sojourn time; also BLUE's update hold-off.
-    pub target: Dur,
-    /// Serialisation time of an MTU at the tin's rate (0 unlimited).
-    pub mtu_time: Dur,
-    /// BLUE increment.
-    pub p_inc: f64,
-    /// BLUE decrement.
-    pub p_dec: f64,
-}
-
-impl CobaltParams {
-    /// COBALT with `target`/`interval` and no MTU floor, BLUE steps as Linux.
-    pub fn new(target: Dur, interval: Dur) -> CobaltParams {
-        CobaltParams { interval, target, mtu_time: Dur::ZERO, p_inc: P_INC, p_dec: P_DEC }
-    }
-}
-
-/// COBALT's per-queue state (`struct cobalt_vars`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Cobalt {
-    /// CoDel's signalling count; decays by one per control interval below target.
-    pub count: u32,
-    /// 1/√count (1 for count 0) once count has changed; 0 in a fresh queue (Linux's memset).
-    pub rec_inv_sqrt: f64,
-    /// When the next CoDel signal is due, or (count 0) an activity timeout.
-    pub drop_next: Time,
-    /// When BLUE last changed `p_drop`.
-    pub blue_timer: Time,
-    /// BLUE's drop probability, 0 to 1.
-    pub p_drop: f64,
-    /// The sojourn time is above target (CoDel's dropping state).
-    pub dropping: bool,
-}
-
-/// What COBALT decided for one dequeued packet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CobaltDecision {
-    /// CoDel's signal fell on an ECN-capable packet: it is marked CE.
-    pub mark: bool,
-    /// CoDel's signal fell on a Not-ECT packet: drop.
-    pub codel_drop: bool,
-    /// BLUE's draw said drop (whatever the ECN field).
-    pub blue_drop: bool,
-}
-
-impl CobaltDecision {
-    /// The packet is to be dropped (by either half).
-    pub fn drop(self) -> bool {
-        self.codel_drop || self.blue_drop
-    }
-}
-
-fn inv_sqrt(count: u32) -> f64 {
-    if count == 0 { 1.0 } else { 1.0 / f64::from(count).sqrt() }
-}
-
-/// CoDel's control law, `t + interval/√count` (`cobalt_control`).
-fn control(t: Time, interval: Dur, rec_inv_sqrt: f64) -> Time {
-    Time(t.0 + (interval.0 as f64 * rec_inv_sqrt) as u64)
-}
-
-/// `a - b > d` on times that may be in either order.
-fn later_by_more_than(a: Time, b: Time, d: Dur) -> bool {
-    a.0 > b.0 && a.0 - b.0 > d.0
-}
-
-impl Cobalt {
-    fn set_count(&mut self, count: u32) {
-        self.count = count;
-        self.rec_inv_sqrt = inv_sqrt(count);
-    }
-
-    /// The queue was pruned at overflow (`cobalt_queue_full`): BLUE up if its timer allows, and
-    /// CoDel straight into dropping with a signal due now. Returns whether BLUE went from idle to
-    /// active (the queue is then counted unresponsive).
-    pub fn on_queue_full(&mut self, p: &CobaltParams, now: Time) -> bool {
-        let mut up = false;
-        if later_by_more_than(now, self.blue_timer, p.target) {
-            up = self.p_drop == 0.0;
-            self.p_drop = (self.p_drop + p.p_inc).min(1.0);
-            self.blue_timer = now;
-        }
-        self.dropping = true;
-        self.drop_next = now;
-        if self.count == 0 {
-            self.count = 1; // rec_inv_sqrt untouched, as Linux
-        }
-        up
-    }
-
-    /// The queue was found empty at dequeue (`cobalt_queue_empty`): BLUE down if its timer
-    /// allows, CoDel out of dropping, and the count decays if a signal was due. Returns whether
-    /// BLUE went from active to idle.
-    pub fn on_queue_empty(&mut self, p: &CobaltParams, now: Time) -> bool {
-        let mut down = false;
-        if self.p_drop > 0.0 && later_by_more_than(now, self.blue_timer, p.target) {
-            self.p_drop = if self.p_drop < p.p_dec { 0.0 } else { self.p_drop - p.p_dec };
-            self.blue_timer = now;
-            down = self.p_drop == 0.0;
-        }
-        self.dropping = false;
-        if self.count > 0 && now >= self.drop_next {
-            self.set_count(self.count - 1);
-            self.drop_next = control(self.drop_next, p.interval, self.rec_inv_sqrt);
-        }
-        down
-    }
-
-    /// The decision for a packet leaving after `sojourn` (`cobalt_should_drop`). `ecn` is its
-    /// ECN field; `uniform` is drawn only when BLUE is active.
-    pub fn should_drop(&mut self, p: &CobaltParams, now: Time, sojourn: Dur, ecn: Ecn, uniform: impl FnOnce() -> f64) -> CobaltDecision {
-        // bulk_flows is 0 outside ingress mode, so only the 4-MTU floor applies.
-        let over_target = sojourn > p.target && sojourn.0 > p.mtu_time.0.saturating_mul(4);
-        let mut schedule_due = now >= self.drop_next; // sign of `schedule = now - drop_next`
-        let mut schedule_after = now > self.drop_next;
-        let next_due = self.count > 0 && schedule_due;
-        let mut d = CobaltDecision::default();
-        if over_target {
-            if !self.dropping {
-                self.dropping = true;
-                self.drop_next = control(now, p.interval, self.rec_inv_sqrt);
-            }
-            if self.count == 0 {
-                self.count = 1;
-            }
-        } else if self.dropping {
-            self.dropping = false;
-        }
-        if next_due && self.dropping {
-            // CE on ECT(0), ECT(1) and CE itself (INET_ECN_set_ce succeeds); drop Not-ECT.
-            if ecn == Ecn::NotEct { d.codel_drop = true } else { d.mark = true }
-            self.set_count(self.count.saturating_add(1));
-            self.drop_next = control(self.drop_next, p.interval, self.rec_inv_sqrt);
-            schedule_after = now > self.drop_next;
-        } else {
-            let mut due = next_due;
-            while due {
-                self.set_count(self.count - 1);
-                self.drop_next = control(self.drop_next, p.interval, self.rec_inv_sqrt);
-                schedule_due = now >= self.drop_next;
-                schedule_after = now > self.drop_next;
-                due = self.count > 0 && schedule_due;
-            }
-        }
-        // Simple BLUE; no ECN on purpose.
-        if self.p_drop > 0.0 {
-            d.blue_drop = uniform() < self.p_drop;
-        }
-        // drop_next doubles as an activity timeout.
-        if self.count == 0 {
-            self.drop_next = now + p.interval;
-        } else if schedule_after && !d.drop() {
-            self.drop_next = now;
-        }
-        d
-    }
-
-    /// At rest: nothing left to decay (`!p_drop && !count && now >= drop_next`).
-    pub fn at_rest(&self, now: Time) -> bool {
-        self.p_drop == 0.0 && self.count == 0 && now >= self.drop_next
     }
 }
 
@@ -659,7 +488,7 @@ impl CakeParams {
                     tags: vec![0; CAKE_QUEUES],
                     hosts: vec![CakeHost::default(); CAKE_QUEUES],
                     chains: Chains::new(),
-                    cparams: CobaltParams { interval, target: tin_target, mtu_time, p_inc: P_INC, p_dec: P_DEC },
+                    cparams: CobaltParams { mtu_time, ..CobaltParams::new(tin_target, interval) },
                     flow_quantum,
                     ns_per_byte,
                     rate_bytes_per_s: tin_rate,

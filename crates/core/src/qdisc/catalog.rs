@@ -25,6 +25,7 @@ use super::DualPi2Params;
 use super::CakeParams;
 use super::RemParams;
 use super::{ChokeParams, SfqParams};
+use super::{CobaltQdiscParams, FqCobaltParams};
 
 fn defaults<T: DeserializeOwned + Serialize>(fill: fn(T) -> T) -> Value {
     let p: T = toml::Value::Table(toml::Table::new()).try_into().expect("every parameter has a default");
@@ -120,6 +121,8 @@ pub fn catalog() -> Value {
         described::<RemParams>(std::convert::identity),
         described::<SfqParams>(std::convert::identity),
         described::<ChokeParams>(std::convert::identity),
+        described::<CobaltQdiscParams>(std::convert::identity),
+        described::<FqCobaltParams>(std::convert::identity),
     ];
     for (entry, d) in entries.as_array_mut().expect("a list").iter_mut().zip(described) {
         let entry = entry.as_object_mut().expect("an entry");
@@ -504,7 +507,59 @@ fn modern_entries() -> Value {
             "params": defaults::<ChokeParams>(std::convert::identity),
             "docs": choke_docs(),
         },
+        {
+            "kind": "cobalt",
+            "aliases": [],
+            "summary": "COBALT (CoDel + BLUE) on one FIFO: at dequeue CoDel signals (drop, or CE-mark with ecn) at interval/sqrt(count) spacing while the sojourn exceeds target, its count decaying below target; BLUE drops every packet with p_drop, raised 1/256 on overflow (the arrival is dropped) and lowered 1/4096 when the queue is found empty; docs/cobalt.md",
+            "source": "Palmei et al., Design and Evaluation of COBALT Queue Discipline, IEEE LANMAN 2019; ns-3 3.44 src/traffic-control/model/cobalt-queue-disc.cc (variant ns3); Linux net/sched/sch_cake.c cobalt_should_drop, cobalt_queue_full, cobalt_queue_empty (variant linux)",
+            "params": defaults::<CobaltQdiscParams>(std::convert::identity),
+            "docs": cobalt_docs(),
+        },
+        {
+            "kind": "fq_cobalt",
+            "aliases": ["fq-cobalt"],
+            "summary": "FQ-COBALT: flows hashed (optionally set-associatively) into queues served by deficit round robin, new flows first, COBALT on each queue; overflow drops from the head of the fattest queue; docs/cobalt.md",
+            "source": "ns-3 3.44 src/traffic-control/model/fq-cobalt-queue-disc.cc and cobalt-queue-disc.cc (variant ns3); Linux net/sched/sch_cake.c COBALT and cake_drop (variant linux); RFC 8290 sec. 4",
+            "params": defaults::<FqCobaltParams>(std::convert::identity),
+            "docs": fq_cobalt_docs(),
+        },
     ])
+}
+
+/// The keys of `cobalt`.
+fn cobalt_docs() -> Value {
+    json!({
+        "variant": "ns3 (default: ns-3 3.44 CobaltQueueDisc: fresh queue's 1/sqrt(count) = 1, BLUE threshold, 32-bit BLUE timer, CE threshold) | linux (sch_cake.c's law: fresh 1/sqrt(count) = 0, none of ns-3's additions); both in Linux's 0.32 fixed point",
+        "target": "largest acceptable standing sojourn time, > 0 and < interval (5ms); also BLUE's hold-off",
+        "interval": "CoDel interval, > 0 and <= 4.294967295s (100ms)",
+        "limit": "buffer: packets (integer), bytes (\"150KB\") or \"none\" (ns-3 MaxSize: 1500000B); a full buffer drops the arrival and raises BLUE",
+        "ecn": "CE-mark ECN-capable packets on CoDel's signal instead of dropping them (ns-3 UseEcn: false; Linux always marks)",
+        "p_inc": "BLUE's increment of p_drop on overflow, in (0, 1] (1/256)",
+        "p_dec": "BLUE's decrement of p_drop when the queue is found empty, in (0, 1] (1/4096)",
+        "blue_threshold": "ns-3 BlueThreshold: a packet that waited longer raises p_drop as an overflow would; auto (400ms for ns3, none for linux) | none | a duration (ns3 only)",
+        "ce_threshold": "ns-3 CeThreshold: CE-mark ECN-capable packets that waited longer (needs ecn); auto = none | none | a duration (ns3 only)",
+    })
+}
+
+/// The keys of `fq_cobalt`.
+fn fq_cobalt_docs() -> Value {
+    let mut d = cobalt_docs();
+    let m = d.as_object_mut().expect("a table");
+    for (k, v) in [
+        ("variant", "ns3 (default: ns-3 3.44 FqCobaltQueueDisc, each queue ns-3's COBALT, overflow sheds without raising BLUE) | linux (each queue sch_cake.c's law, overflow raises the pruned queue's BLUE as cake_drop does)"),
+        ("limit", "packets in the whole discipline, 1..=16777216 (10240); one queue holding limit packets refuses the arrival"),
+        ("flows", "flow queues packets are hashed into, 1..=65536 (1024)"),
+        ("quantum", "bytes a queue may send per round, 1..=1048576 (1514B; ns-3 uses the device MTU, 1500B)"),
+        ("drop_batch", "most packets shed from the fattest queue per overflow, 1..=65536 (64)"),
+        ("perturbation", "salt of the flow hash (0)"),
+        ("ecn", "CE-mark ECN-capable packets on CoDel's signal instead of dropping them (ns-3 UseEcn: true)"),
+        ("set_associative_hash", "ns-3 EnableSetAssociativeHash: a flow takes the first inactive or own-tagged queue of its set of set_ways queues (false)"),
+        ("set_ways", "queues per set of the set-associative hash, 1..=65536, must divide flows (8)"),
+        ("p_inc", "BLUE's increment of a queue's p_drop when the queue refuses an arrival at limit or (ns3) a packet waited past blue_threshold, and (linux) when the queue is shed on overflow, in (0, 1] (1/256)"),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    d
 }
 
 /// The keys of `rem` (ns-2 `Queue/REM` names are aliases).

@@ -1,4 +1,4 @@
-//! The flow scheduler of FQ-CoDel (RFC 8290 §4.1–4.2), shared by `fq_codel.rs` and `fq_pie.rs`:
+//! The flow scheduler of FQ-CoDel (RFC 8290 §4.1–4.2), shared by `fq_codel.rs`, `fq_pie.rs` and `fq_cobalt.rs`:
 //! a deficit round robin over hashed flow queues that serves newly active queues first. It holds
 //! each queue's deficit and list membership; the queues' packets and AQM state stay with the
 //! discipline, which hands the scheduler a closure that serves one queue.
@@ -169,6 +169,11 @@ impl FlowScheduler {
     /// Queues in the new and in the old list.
     pub(crate) fn active_queues(&self) -> (usize, usize) {
         (self.new_flows.len(), self.old_flows.len())
+    }
+
+    /// Whether queue `queue` is in either list (ns-3's `FlowStatus` other than `INACTIVE`).
+    pub(crate) fn is_active(&self, queue: usize) -> bool {
+        self.slots[queue].status != Status::Inactive
     }
 
     /// Queues in either list: the flows the scheduler considers active.

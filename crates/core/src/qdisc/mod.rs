@@ -47,6 +47,10 @@ pub mod sfb;
 // DualPI2, the DualQ Coupled AQM for L4S (RFC 9332; Linux sch_dualpi2)
 pub mod dualpi2;
 // CAKE (Hoeiland-Joergensen, Taeht & Morton 2018; Linux sch_cake)
+// COBALT (CoDel + BLUE), the AQM of CAKE and of the standalone cobalt / fq_cobalt
+pub mod cobalt_core;
+pub mod cobalt;
+pub mod fq_cobalt;
 pub mod cake;
 // REM, Random Exponential Marking (Athuraliya, Low, Li & Yin 2001; ns-2 Queue/REM)
 pub mod rem;
@@ -90,6 +94,8 @@ pub use blue::{Blue, BlueParams};
 pub use sfb::{Sfb, SfbParams};
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use cake::{Cake, CakeParams};
+pub use cobalt::{CobaltQdisc, CobaltQdiscParams, CobaltVariant};
+pub use fq_cobalt::{FqCobalt, FqCobaltParams};
 pub use rem::{Rem, RemParams};
 pub use sfq::{Sfq, SfqParams};
 pub use choke::{Choke, ChokeParams};
@@ -389,6 +395,10 @@ pub enum AnyQdisc {
     Sfq(Sfq),
     /// CHOKe (Linux sch_choke).
     Choke(Choke),
+    /// COBALT on one FIFO (ns-3 CobaltQueueDisc).
+    Cobalt(CobaltQdisc),
+    /// FQ-COBALT (ns-3 FqCobaltQueueDisc).
+    FqCobalt(FqCobalt),
 }
 
 macro_rules! dispatch {
@@ -422,6 +432,8 @@ macro_rules! dispatch {
             AnyQdisc::Rem($q) => $e,
             AnyQdisc::Sfq($q) => $e,
             AnyQdisc::Choke($q) => $e,
+            AnyQdisc::Cobalt($q) => $e,
+            AnyQdisc::FqCobalt($q) => $e,
         }
     };
 }

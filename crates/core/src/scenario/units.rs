@@ -129,6 +129,39 @@ impl Serialize for SizeOrAuto {
     }
 }
 
+/// A time threshold that may be left to the component or switched off: `"auto"`, `"none"` or a
+/// duration such as `"400ms"` (`kind = "cobalt"`'s `blue_threshold` and `ce_threshold`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DurationSwitch {
+    /// The component's own choice (documented where the key is).
+    #[default]
+    Auto,
+    /// Switched off.
+    Off,
+    /// This long.
+    At(Dur),
+}
+
+impl<'de> Deserialize<'de> for DurationSwitch {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor("a duration string such as \"400ms\", \"none\" or \"auto\"", |s: &str| match s {
+            "auto" => Ok(DurationSwitch::Auto),
+            "none" => Ok(DurationSwitch::Off),
+            _ => parse_duration(s).map(DurationSwitch::At).map_err(|e| format!("{e}, \"none\" or \"auto\"")),
+        }))
+    }
+}
+
+impl Serialize for DurationSwitch {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DurationSwitch::Auto => s.serialize_str("auto"),
+            DurationSwitch::Off => s.serialize_str("none"),
+            DurationSwitch::At(d) => Duration(*d).serialize(s),
+        }
+    }
+}
+
 /// A queue limit: a packet count (bare integer), a byte size (string with unit), or `"none"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {

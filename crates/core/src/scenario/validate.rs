@@ -23,6 +23,7 @@ use crate::qdisc::PieParams;
 use crate::qdisc::FqPieParams;
 use crate::qdisc::{BlueParams, SfbParams};
 use crate::qdisc::{ChokeParams, SfqParams};
+use crate::qdisc::{CobaltQdiscParams, FqCobaltParams};
 use crate::qdisc::DualPi2Params;
 use crate::qdisc::CakeParams;
 use crate::scenario::units::Limit;
@@ -103,6 +104,10 @@ pub enum QueueSpec {
     Sfq(SfqParams),
     /// `kind = "choke"`
     Choke(ChokeParams),
+    /// `kind = "cobalt"`
+    Cobalt(CobaltQdiscParams),
+    /// `kind = "fq_cobalt"`
+    FqCobalt(FqCobaltParams),
 }
 
 /// Discipline names accepted by `kind`, for messages and `aqmlab qdiscs`.
@@ -111,7 +116,7 @@ pub const QDISC_KINDS: &[&str] =
       "aecn", "drr", "csfq",
       "bmre", "pi", "tsq", "codel", "fq_codel",
       "pie", "fq_pie", "blue", "sfb", "dualpi2", "cake", "rem",
-      "sfq", "choke"];
+      "sfq", "choke", "cobalt", "fq_cobalt"];
 
 impl QueueSpec {
     /// Builds a fresh discipline instance for a link of `rate_bps`.
@@ -145,6 +150,8 @@ impl QueueSpec {
             QueueSpec::Rem(p) => AnyQdisc::Rem(p.validate(path, rate_bps)?),
             QueueSpec::Sfq(p) => AnyQdisc::Sfq(p.validate(path)?),
             QueueSpec::Choke(p) => AnyQdisc::Choke(p.validate(path, rate_bps)?),
+            QueueSpec::Cobalt(p) => AnyQdisc::Cobalt(p.validate(path)?),
+            QueueSpec::FqCobalt(p) => AnyQdisc::FqCobalt(p.validate(path)?),
         })
     }
     /// Name of the discipline (`kind`).
@@ -179,6 +186,8 @@ impl QueueSpec {
             QueueSpec::Rem(_) => "rem",
             QueueSpec::Sfq(_) => "sfq",
             QueueSpec::Choke(_) => "choke",
+            QueueSpec::Cobalt(_) => "cobalt",
+            QueueSpec::FqCobalt(_) => "fq_cobalt",
         }
     }
     /// The parameters as a JSON object, `kind` included, defaults filled in.
@@ -212,6 +221,8 @@ impl QueueSpec {
             QueueSpec::Rem(p) => serde_json::to_value(p),
             QueueSpec::Sfq(p) => serde_json::to_value(p),
             QueueSpec::Choke(p) => serde_json::to_value(p),
+            QueueSpec::Cobalt(p) => serde_json::to_value(p),
+            QueueSpec::FqCobalt(p) => serde_json::to_value(p),
         }
         .expect("queue params serialise");
         v.as_object_mut().expect("params are a table").insert("kind".into(), self.kind().into());
@@ -477,6 +488,8 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         "rem" => Ok(QueueSpec::Rem(params(rest, path)?)),
         "sfq" => Ok(QueueSpec::Sfq(params(rest, path)?)),
         "choke" => Ok(QueueSpec::Choke(params(rest, path)?)),
+        "cobalt" => Ok(QueueSpec::Cobalt(params(rest, path)?)),
+        "fq_cobalt" | "fq-cobalt" => Ok(QueueSpec::FqCobalt(params(rest, path)?)),
         other => err(
             join(path, "kind"),
             format!("unknown queue discipline \"{other}\"; allowed: {}", QDISC_KINDS.join(", ")),
