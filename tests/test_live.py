@@ -276,7 +276,8 @@ def test_the_merge_counts_after_the_warmup_and_takes_each_flow_from_its_data_dir
 
 def test_the_simulated_twin_models_the_tcp_the_live_run_used() -> None:
     """`--compare`'s simulation: the default scenario's NewReno groups (no profile, so Reno growth
-    live) become the Linux profile with SACK, Reno kept; UDP groups are untouched."""
+    live) become the Linux profile with SACK, Reno kept; the kernel's CUBIC is simulated with its
+    own arithmetic (`cubic-linux`, not RFC 9438's `cubic`); UDP groups are untouched."""
     from aqmlab.live import simulated_twin
 
     sc = {"run": {"duration": "5s"}, "topology": {"bottleneck": {"rate": "10Mbps"}},
@@ -284,7 +285,7 @@ def test_the_simulated_twin_models_the_tcp_the_live_run_used() -> None:
                     {"kind": "udp-cbr", "rate": "1Mbps"}]}
     echo = aqmlab.validate(simulated_twin(sc, seed=5))
     tcp = [(g["profile"], g["variant"], g["congestion_control"], g["sack"]) for g in echo["flows"][:2]]
-    assert tcp == [("linux", "sack", "reno", True), ("linux", "sack", "cubic", True)]
+    assert tcp == [("linux", "sack", "reno", True), ("linux", "sack", "cubic-linux", True)]
     assert "profile" not in echo["flows"][2] and echo["run"]["seed"] == 5
 
 

@@ -29,7 +29,7 @@ def resolved_flow(flow: dict) -> dict:
              "mss": "536B", "initial_window": 10, "min_rto": "1s", "timestamps": True,
              "delayed_ack": {"count": 2, "timeout": "200ms"}, "keep_sack_after_timeout": True,
              "count_acked_segments": False, "ns3_sack_recovery": True}),
-    ("linux", {"variant": "sack", "congestion_control": "cubic", "recovery": "prr", "min_rto": "200ms",
+    ("linux", {"variant": "sack", "congestion_control": "cubic-linux", "recovery": "prr", "min_rto": "200ms",
                "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"},
                "count_acked_segments": True}),
     ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",

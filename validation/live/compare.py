@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 import aqmlab
-from aqmlab.live import run_live
+from aqmlab.live import run_live, simulated_twin
 
 QUEUES = {
     "droptail (100 pkts)": {"kind": "droptail", "limit": 100},
@@ -25,9 +25,7 @@ QUEUES = {
 def scenario(queue: dict, duration: str, flows: int, cc: str) -> dict:
     return {"run": {"duration": duration, "warmup": "5s", "seed": 1},
             "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}, "access": {"rate": "100Mbps", "delay": "1ms"}},
-            "queue": queue, "flows": [{"kind": "tcp", "count": flows, "congestion_control": cc, "start_jitter": "1s",
-                                       # the simulator's TCP with Linux's defaults (docs/tcp-profiles.md)
-                                       "profile": "linux"}]}
+            "queue": queue, "flows": [{"kind": "tcp", "count": flows, "congestion_control": cc, "start_jitter": "1s"}]}
 
 
 def row(res) -> list[str]:
@@ -44,14 +42,15 @@ def main() -> None:
     ap.add_argument("--cc", default="cubic")
     args = ap.parse_args()
     head = ["goodput Mb/s", "Jain", "mean sojourn ms", "p99 sojourn ms", "drop %", "retransmits"]
-    print(f"{args.flows} {args.cc} flows (simulated: `profile = \"linux\"`), 10 Mb/s / 20 ms bottleneck, 1 ms access links, {args.duration} "
+    print(f"{args.flows} {args.cc} flows (simulated: the live run's twin, `profile = \"linux\"`), 10 Mb/s / 20 ms bottleneck, 1 ms access links, {args.duration} "
           "(5 s warm-up); live on kernel " + __import__("os").uname().release)
     print()
     print("| discipline | run | " + " | ".join(head) + " |")
     print("|---|---|" + "---|" * len(head))
     for name, queue in QUEUES.items():
         sc = scenario(queue, args.duration, args.flows, args.cc)
-        for label, res in (("live", run_live(sc, plot=False)), ("simulated", aqmlab.run(sc))):
+        # the simulator's TCP with Linux's defaults and the kernel module's arithmetic (live/twin.py)
+        for label, res in (("live", run_live(sc, plot=False)), ("simulated", aqmlab.run(simulated_twin(sc)))):
             print(f"| {name} | {label} | " + " | ".join(row(res)) + " |", flush=True)
 
 

@@ -21,8 +21,11 @@ TCP_KEYS = COMMON_FLOW_KEYS | {"congestion_control", "mss", "ecn", "size", "vari
 UDP_CBR_KEYS = COMMON_FLOW_KEYS | {"rate", "packet_size"}
 LIVE_KINDS = {"tcp": TCP_KEYS, "udp-cbr": UDP_CBR_KEYS}
 LINUX_VARIANTS = {"newreno", "sack"}
-# Congestion controls with a Linux module of the same behaviour (`cubic-ns3` is ns-3's own port).
-LINUX_CC = {"reno": "reno", "cubic": "cubic", "dctcp": "dctcp"}
+# Congestion controls with a Linux module of the same behaviour (`cubic-ns3` is ns-3's own port;
+# `cubic` is RFC 9438 in the simulator, and live it is the kernel's, which `cubic-linux` models).
+LINUX_CC = {"reno": "reno", "cubic": "cubic", "cubic-linux": "cubic", "dctcp": "dctcp"}
+# The simulator's model of each kernel module, for the twin (twin.py).
+SIMULATED_LINUX_CC = {"reno": "reno", "cubic": "cubic-linux", "dctcp": "dctcp"}
 OUTPUT_KEYS = {"bin"}
 TOPOLOGY_LINK_KEYS = {"rate", "delay", "loss", "rate_schedule", "trace", "reverse_trace"}
 

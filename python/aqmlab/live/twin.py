@@ -6,8 +6,10 @@ A live run plays TCP with the kernel's stack whatever the scenario's aqmlab TCP 
 with SACK either way). Simulating the scenario as written would compare the kernel with aqmlab's
 default TCP (NewReno without SACK). The twin gives each TCP group `profile = "linux"`
 (docs/tcp-profiles.md), drops `variant` so the profile's SACK applies, and pins
-`congestion_control` to the one the live run used (without a profile the default is Reno, which
-the Linux profile would otherwise turn into CUBIC).
+`congestion_control` to the simulator's model of the kernel module the live run used: `reno`,
+`dctcp`, and for the kernel's CUBIC `cubic-linux` (tcp_cubic.c's arithmetic; the scenario's
+`cubic` is RFC 9438 when simulated). Without a profile the default is Reno, which the Linux
+profile would otherwise turn into CUBIC.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 from typing import Any
 
 from ..api import load_scenario, scenario_dict, validate
+from .support import LINUX_CC, SIMULATED_LINUX_CC
 
 
 def simulated_twin(scenario, *, seed: int | None = None) -> dict[str, Any]:
@@ -30,5 +33,5 @@ def simulated_twin(scenario, *, seed: int | None = None) -> dict[str, Any]:
             continue
         group["profile"] = "linux"
         group.pop("variant", None)
-        group["congestion_control"] = used["congestion_control"]
+        group["congestion_control"] = SIMULATED_LINUX_CC[LINUX_CC[used["congestion_control"]]]
     return twin

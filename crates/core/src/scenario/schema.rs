@@ -303,7 +303,7 @@ pub struct FlowParams {
     /// `tahoe`, `reno`, `newreno` or `sack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<TcpVariant>,
-    /// `reno`, `cubic`, `cubic-ns3`, `dctcp` or `ledbat`.
+    /// `reno`, `cubic`, `cubic-ns3`, `cubic-linux`, `dctcp` or `ledbat`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion_control: Option<CongestionControl>,
     /// LEDBAT only: `ns3` (ns-3 3.44's `TcpLedbat`, the default) or `rfc6817`.

@@ -761,6 +761,7 @@ fn cc_name(cc: CongestionControl) -> &'static str {
         CongestionControl::Reno => "reno",
         CongestionControl::Cubic => "cubic",
         CongestionControl::CubicNs3 => "cubic-ns3",
+        CongestionControl::CubicLinux => "cubic-linux",
         CongestionControl::Dctcp => "dctcp",
         CongestionControl::Ledbat => "ledbat",
     }

@@ -13,12 +13,15 @@
 //!   congestion event (§4.8).
 //! * `cubic-ns3`: CUBIC as ns-3 3.44's `TcpCubic` computes it (Linux's `bictcp_update`), for
 //!   matching ns-3 (cubic_ns3.rs says how it differs).
+//! * `cubic-linux`: CUBIC as the Linux kernel computes it (tcp_cubic.c), the `linux` profile's
+//!   (cubic_linux.rs says how it differs from RFC 9438 and from `cubic-ns3`).
 //! * DCTCP: g = 1/16, α starts at 1 (RFC 8257 §3.3), updated once per window of data; an ECN
 //!   echo cuts cwnd by α/2 at most once per window; losses are handled as Reno's (§3.5).
 //! * LEDBAT: delay-based growth towards a target queuing delay, ns-3's `TcpLedbat` or RFC 6817's
 //!   pseudocode (`ledbat_variant`); the sender calls [`Ledbat::grow`] itself, with the flight size
 //!   LEDBAT caps cwnd at (ledbat.rs).
 
+use super::cubic_linux::CubicLinux;
 use super::cubic_ns3::CubicNs3;
 use super::ledbat::{Ledbat, LedbatConfig};
 use crate::engine::{Dur, Time};
@@ -34,6 +37,9 @@ pub enum CongestionControl {
     /// ns-3 3.44's `TcpCubic` (a port of Linux's): CUBIC with segment counting, see cubic_ns3.rs.
     #[serde(rename = "cubic-ns3")]
     CubicNs3,
+    /// Linux's `tcp_cubic.c` in its integer arithmetic: see cubic_linux.rs.
+    #[serde(rename = "cubic-linux")]
+    CubicLinux,
     /// RFC 8257: Reno growth, ECN cut proportional to the fraction of marked bytes.
     Dctcp,
     /// RFC 6817 LEDBAT (ns-3's `TcpLedbat` by default): grows while the queuing delay it measures
@@ -55,6 +61,7 @@ pub(super) enum CcState {
     Reno,
     Cubic(Box<Cubic>),
     CubicNs3(Box<CubicNs3>),
+    CubicLinux(Box<CubicLinux>),
     Dctcp(Box<Dctcp>),
     Ledbat(Box<Ledbat>),
 }
@@ -99,6 +106,7 @@ impl CcState {
             CongestionControl::Reno => CcState::Reno,
             CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 })),
             CongestionControl::CubicNs3 => CcState::CubicNs3(Box::default()),
+            CongestionControl::CubicLinux => CcState::CubicLinux(Box::default()),
             CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
             CongestionControl::Ledbat => CcState::Ledbat(Box::new(Ledbat::new(ledbat))),
         }
@@ -114,8 +122,10 @@ impl CcState {
     /// (`tcp_slow_start`: +1 per segment up to ssthresh, the rest to congestion avoidance;
     /// `tcp_cong_avoid_ai` and CUBIC's `cnt`: +acked/cwnd); otherwise it counts ACKs (RFC 5681).
     pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time, srtt: Option<Dur>, per_segment: bool) {
-        if let CcState::CubicNs3(c) = self {
-            return c.grow(cwnd, ssthresh, acked, now); // its own slow start too
+        match self {
+            CcState::CubicNs3(c) => return c.grow(cwnd, ssthresh, acked, now), // its own slow start too
+            CcState::CubicLinux(c) => return c.grow(cwnd, ssthresh, acked, now),
+            _ => {}
         }
         let mut acked = acked;
         if *cwnd < ssthresh {
@@ -135,7 +145,7 @@ impl CcState {
             // LEDBAT grows through `Ledbat::grow` (the sender knows its flight); Reno's if not.
             CcState::Reno | CcState::Dctcp(_) | CcState::Ledbat(_) => *cwnd += f64::from(counted) / *cwnd,
             CcState::Cubic(c) => c.grow(cwnd, acked, counted, now, srtt),
-            CcState::CubicNs3(_) => unreachable!("handled above"),
+            CcState::CubicNs3(_) | CcState::CubicLinux(_) => unreachable!("handled above"),
         }
     }
 
@@ -146,6 +156,7 @@ impl CcState {
             CcState::Reno | CcState::Dctcp(_) => window / 2.0, // RFC 5681 (4)
             CcState::Cubic(c) => c.reduce(window),
             CcState::CubicNs3(c) => c.reduce(window),
+            CcState::CubicLinux(c) => c.reduce(window),
             CcState::Ledbat(l) => return l.loss_ssthresh(window),
         };
         next.max(2.0)
@@ -157,17 +168,21 @@ impl CcState {
         if let CcState::CubicNs3(c) = self { Some(c.cwnd_cnt) } else { None }
     }
 
-    /// A retransmission timeout, after `loss_ssthresh`: ns-3's CUBIC forgets W_max.
+    /// A retransmission timeout, after `loss_ssthresh`: ns-3's and Linux's CUBIC forget W_max.
     pub(super) fn on_timeout(&mut self) {
-        if let CcState::CubicNs3(c) = self {
-            c.on_timeout();
+        match self {
+            CcState::CubicNs3(c) => c.on_timeout(),
+            CcState::CubicLinux(c) => c.on_timeout(),
+            _ => {}
         }
     }
 
-    /// A new RTT sample (ns-3's CUBIC keeps its own minimum).
+    /// A new RTT sample (ns-3's and Linux's CUBIC keep their own minimum).
     pub(super) fn observe_rtt(&mut self, rtt: Dur, now: Time) {
-        if let CcState::CubicNs3(c) = self {
-            c.observe_rtt(rtt, now);
+        match self {
+            CcState::CubicNs3(c) => c.observe_rtt(rtt, now),
+            CcState::CubicLinux(c) => c.observe_rtt(rtt, now),
+            _ => {}
         }
     }
 

@@ -1,4 +1,4 @@
-//! TCP: sender variants (Tahoe, Reno, NewReno, SACK) with Reno, CUBIC, DCTCP or LEDBAT congestion control,
+//! TCP: sender variants (Tahoe, Reno, NewReno, SACK) with Reno, CUBIC (RFC 9438, ns-3's, Linux's), DCTCP or LEDBAT congestion control,
 //! classic or PRR recovery, limited transmit; receiver; timers — sans-IO.
 //!
 //! Contract with the engine (the same for sender and receiver):
@@ -9,6 +9,7 @@
 
 mod config;
 mod congestion;
+mod cubic_linux;
 mod cubic_ns3;
 mod ledbat;
 mod profile;

@@ -13,7 +13,7 @@ use crate::engine::Dur;
 pub enum TcpProfile {
     /// ns-3 3.44: TcpCubic (as ns-3 computes it), SACK, PRR, limited transmit, timestamps, 536-byte segments, 128 KiB buffers.
     Ns3,
-    /// Linux: CUBIC, SACK, PRR, timestamps, 200 ms minimum RTO, 40 ms delayed-ACK timer.
+    /// Linux: CUBIC (tcp_cubic.c's arithmetic), SACK, PRR, timestamps, 200 ms minimum RTO, 40 ms delayed-ACK timer.
     Linux,
     /// ns-2.35: Tahoe `Agent/TCP`, 1000-byte packets, window 20, IW 2, no delayed ACKs.
     Ns2,
@@ -58,7 +58,7 @@ impl TcpProfile {
             },
             TcpProfile::Linux => TcpConfig {
                 variant: TcpVariant::Sack,        // net.ipv4.tcp_sack = 1
-                congestion_control: CongestionControl::Cubic, // net.ipv4.tcp_congestion_control
+                congestion_control: CongestionControl::CubicLinux, // net.ipv4.tcp_congestion_control = cubic
                 recovery: Recovery::Prr,          // tcp_input.c: PRR since 3.2
                 limited_transmit: true,
                 mss: 1448,

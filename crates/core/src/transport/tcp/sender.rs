@@ -489,7 +489,8 @@ impl TcpSender {
             }
         } else if !ece {
             let srtt = self.rtt.srtt();
-            let grown_by = if cfg.count_acked_segments {
+            // Linux's `tcp_cong_control` passes every CUBIC the segments an ACK newly delivers.
+            let grown_by = if cfg.count_acked_segments || cfg.congestion_control == CongestionControl::CubicLinux {
                 newly_delivered
             } else if cfg.congestion_control == CongestionControl::CubicNs3 {
                 ns3_segments_acked(newly_delivered, growth_acked, sack_dupack, in_timeout_loss, leaves_timeout_loss)
@@ -783,9 +784,13 @@ impl TcpSender {
     /// FlightSize for a window reduction: the data outstanding, at most the window really in use
     /// (cwnd without the duplicate-ACK inflation of classic Reno/NewReno recovery).
     fn flight_size(&self, cfg: &TcpConfig) -> f64 {
+        f64::from(self.snd_max - self.snd_una).min(self.uninflated_cwnd(cfg))
+    }
+
+    /// cwnd without classic fast recovery's inflation by duplicate ACKs.
+    fn uninflated_cwnd(&self, cfg: &TcpConfig) -> f64 {
         let inflated = self.in_recovery && cfg.recovery == Recovery::Classic && cfg.variant != TcpVariant::Sack;
-        let window = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
-        f64::from(self.snd_max - self.snd_una).min(window)
+        if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd }
     }
 
     /// The window a reduction halves: FlightSize, or with `ssthresh_from_pipe` and Reno growth
@@ -796,6 +801,9 @@ impl TcpSender {
         let ledbat = cfg.congestion_control == CongestionControl::Ledbat;
         if ledbat && cfg.ledbat.variant == LedbatVariant::Rfc6817 {
             return self.cwnd; // RFC 6817 §2.4.2 "on data loss" halves cwnd
+        }
+        if cfg.congestion_control == CongestionControl::CubicLinux {
+            return self.uninflated_cwnd(cfg); // tcp_cubic.c's ssthresh reads snd_cwnd
         }
         // ns-3's LEDBAT is a `TcpNewReno`: it halves what NewReno halves.
         if !cfg.ssthresh_from_pipe || !(cfg.congestion_control == CongestionControl::Reno || ledbat) {
