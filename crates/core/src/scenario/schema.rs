@@ -340,6 +340,9 @@ pub struct FlowParams {
     /// avoidance; default false, true with `profile = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count_acked_segments: Option<bool>,
+    /// `congestion_control = "cubic-linux"` only: HyStart on (default, as the kernel) or off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<bool>,
     /// `none`, `rfc6582` or `ns2`: when duplicate ACKs may start another fast retransmit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast_retransmit_guard: Option<FastRetransmitGuard>,

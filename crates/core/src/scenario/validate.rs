@@ -499,7 +499,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
-    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "size",
     "size_dist", "repeat",
@@ -508,7 +508,7 @@ const TCP_KEYS: &[&str] = &[
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
-    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -555,6 +555,14 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let recovery = *f.recovery.get_or_insert(d.recovery);
     let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
     let count_acked_segments = *f.count_acked_segments.get_or_insert(d.count_acked_segments);
+    let hystart = match (congestion_control, f.hystart) {
+        (CongestionControl::CubicLinux, _) => *f.hystart.get_or_insert(d.hystart),
+        (_, None) => d.hystart,
+        (other, Some(_)) => {
+            return err(join(path, "hystart"), format!(
+                "applies to congestion_control = \"cubic-linux\" only (the kernel's HyStart), got \"{}\"", cc_name(other)));
+        }
+    };
     let guard = *f.fast_retransmit_guard.get_or_insert(d.fast_retransmit_guard.unwrap_or(FastRetransmitGuard::for_variant(variant)));
     let rtt_hint = *f.rtt_hint.get_or_insert(d.rtt_hint);
     if recovery == Recovery::Prr && variant == TcpVariant::Tahoe {
@@ -677,6 +685,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         recovery,
         limited_transmit,
         count_acked_segments,
+        hystart,
         fast_retransmit_guard: Some(guard),
         rtt_hint,
         mss: mss as u32,

@@ -134,6 +134,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Window growth counts acknowledged segments, not ACKs (Linux; docs/tcp.md).
     pub count_acked_segments: bool,
+    /// `cubic-linux` only: HyStart ends slow start early (the kernel's `hystart` parameter).
+    pub hystart: bool,
     /// With `ecn`: new data is sent ECT(1), the L4S identifier (RFC 9331 §4.1), instead of
     /// ECT(0). Only the codepoint changes; the reaction to echoes is the congestion control's
     /// (DCTCP's α/2 cut is the scalable response L4S expects, RFC 9331 §4.3).
@@ -199,6 +201,7 @@ impl Default for TcpConfig {
             timestamps: false,
             ecn: false,
             count_acked_segments: false,
+            hystart: true,
             ecn_l4s: false,
             restart_after_idle: false,
             keep_sack_after_timeout: false,

@@ -21,7 +21,7 @@
 //!   pseudocode (`ledbat_variant`); the sender calls [`Ledbat::grow`] itself, with the flight size
 //!   LEDBAT caps cwnd at (ledbat.rs).
 
-use super::cubic_linux::CubicLinux;
+use super::cubic_linux::{CubicLinux, SlowStartView};
 use super::cubic_ns3::CubicNs3;
 use super::ledbat::{Ledbat, LedbatConfig};
 use crate::engine::{Dur, Time};
@@ -97,16 +97,17 @@ pub(super) struct Dctcp {
 impl CcState {
     #[cfg(test)]
     pub(super) fn new(cc: CongestionControl) -> CcState {
-        CcState::with_ledbat(cc, LedbatConfig::default())
+        CcState::with_settings(cc, LedbatConfig::default(), true)
     }
 
-    /// As [`CcState::new`], with LEDBAT's settings (used only by `Ledbat`).
-    pub(super) fn with_ledbat(cc: CongestionControl, ledbat: LedbatConfig) -> CcState {
+    /// As [`CcState::new`], with LEDBAT's settings (used only by `Ledbat`) and whether HyStart
+    /// runs (only `cubic-linux` has it).
+    pub(super) fn with_settings(cc: CongestionControl, ledbat: LedbatConfig, hystart: bool) -> CcState {
         match cc {
             CongestionControl::Reno => CcState::Reno,
             CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 })),
             CongestionControl::CubicNs3 => CcState::CubicNs3(Box::default()),
-            CongestionControl::CubicLinux => CcState::CubicLinux(Box::default()),
+            CongestionControl::CubicLinux => CcState::CubicLinux(Box::new(CubicLinux::new(hystart))),
             CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
             CongestionControl::Ledbat => CcState::Ledbat(Box::new(Ledbat::new(ledbat))),
         }
@@ -168,21 +169,26 @@ impl CcState {
         if let CcState::CubicNs3(c) = self { Some(c.cwnd_cnt) } else { None }
     }
 
-    /// A retransmission timeout, after `loss_ssthresh`: ns-3's and Linux's CUBIC forget W_max.
-    pub(super) fn on_timeout(&mut self) {
+    /// A retransmission timeout at `now` with `snd_nxt` sent, after `loss_ssthresh`: ns-3's and
+    /// Linux's CUBIC forget W_max (Linux's also starts a HyStart round).
+    pub(super) fn on_timeout(&mut self, now: Time, snd_nxt: u32) {
         match self {
             CcState::CubicNs3(c) => c.on_timeout(),
-            CcState::CubicLinux(c) => c.on_timeout(),
+            CcState::CubicLinux(c) => c.on_timeout(now, snd_nxt),
             _ => {}
         }
     }
 
-    /// A new RTT sample (ns-3's and Linux's CUBIC keep their own minimum).
-    pub(super) fn observe_rtt(&mut self, rtt: Dur, now: Time) {
+    /// A new RTT sample (ns-3's and Linux's CUBIC keep their own minimum). Returns a new
+    /// ssthresh when Linux's HyStart ends slow start on it.
+    pub(super) fn observe_rtt(&mut self, rtt: Dur, now: Time, view: SlowStartView) -> Option<f64> {
         match self {
-            CcState::CubicNs3(c) => c.observe_rtt(rtt, now),
-            CcState::CubicLinux(c) => c.observe_rtt(rtt, now),
-            _ => {}
+            CcState::CubicNs3(c) => {
+                c.observe_rtt(rtt, now);
+                None
+            }
+            CcState::CubicLinux(c) => c.observe_rtt(rtt, now, view),
+            _ => None,
         }
     }
 

@@ -13,14 +13,18 @@
 //!   41/1024 · 10 = 0.4004, β 717/1024;
 //! * slow start stops at ssthresh and hands the rest of an ACK to congestion avoidance;
 //! * a retransmission timeout (`TCP_CA_Loss`) forgets W_max and the minimum RTT (`bictcp_reset`),
-//!   and RTT samples in the first second of an epoch are not used for the minimum.
+//!   and RTT samples in the first second of an epoch are not used for the minimum;
+//! * HyStart (`hystart`, on by default as in the kernel) ends slow start, ssthresh = cwnd, once
+//!   cwnd ≥ 16 and either a round's smallest of 8+ RTT samples exceeds the minimum by
+//!   clamp(min/8, 4 ms, 16 ms) (delay increase) or ACKs spaced ≤ 2 ms apart keep coming for more
+//!   than (min RTT + ack delay)/2 after the round began (ACK train); RFC 9438 leaves slow start
+//!   to the RFC 5681 rules.
 //!
 //! `cubic-ns3` (cubic_ns3.rs) is ns-3's port of the same function; it ignores RTT samples for
 //! 10 ms (not 1 s) after an epoch starts, does not cap slow start at ssthresh, grows by at most one
 //! segment per ACK and has no jiffy or HZ/32 rate limit.
 //!
-//! Not modelled (docs/tcp.md): HyStart (turning it off in the kernel changed none of the live
-//! comparison's drop rates, docs/live.md), the `tcp_is_cwnd_limited` test (no growth while the
+//! Not modelled (docs/tcp.md): the `tcp_is_cwnd_limited` test (no growth while the
 //! application, not cwnd, limits sending; a bulk sender is always cwnd-limited), undo of a
 //! reduction found spurious, and the kernel's approximate `cubic_root` (here exact, floor).
 //! Jiffies are milliseconds (HZ = 1000). Windows are in whole segments.
@@ -43,6 +47,43 @@ const CUBE_RTT_SCALE: u128 = (BIC_SCALE * 10) as u128;
 const CUBE_FACTOR: u64 = (1u64 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE * 10);
 /// Jiffies per second (HZ = 1000: a jiffy is a millisecond).
 const HZ: u64 = 1000;
+/// `hystart_low_window`: HyStart looks only at windows of at least 16 segments.
+const HYSTART_LOW_WINDOW: f64 = 16.0;
+/// `HYSTART_MIN_SAMPLES`: RTT samples a round needs before the delay test.
+const HYSTART_MIN_SAMPLES: u32 = 8;
+/// `HYSTART_DELAY_MIN`, `HYSTART_DELAY_MAX`: the delay test's threshold bounds.
+const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
+const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
+/// `hystart_ack_delta_us`: ACKs at most this far apart form a train.
+const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
+/// `sk_gso_max_size` of a TUN or veth device (`GSO_LEGACY_MAX_SIZE`), for `hystart_ack_delay`.
+const GSO_MAX_SIZE: f64 = 65_536.0;
+
+/// What HyStart reads of the socket on an ACK with an RTT sample.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SlowStartView {
+    /// The new cumulative ACK (`snd_una`) and the highest sequence sent (`snd_nxt`), in segments.
+    pub(super) snd_una: u32,
+    pub(super) snd_nxt: u32,
+    pub(super) cwnd: f64,
+    pub(super) ssthresh: f64,
+    /// Payload bytes per segment and the smoothed RTT, for the kernel's pacing rate.
+    pub(super) mss: u32,
+    pub(super) srtt: Option<Dur>,
+}
+
+/// HyStart's per-round state (`round_start`, `last_ack`, `end_seq`, `curr_rtt`, `sample_cnt`,
+/// `found`).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct HyStart {
+    found: bool,
+    /// None until the first round starts (`bictcp_hystart_reset` at `cubictcp_init`).
+    round_start: Option<Time>,
+    last_ack: Time,
+    end_seq: u32,
+    curr_rtt: Option<Dur>,
+    sample_cnt: u32,
+}
 
 /// The kernel's `struct bictcp` (HyStart's fields aside) and the socket's `snd_cwnd_cnt`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,6 +109,9 @@ pub(super) struct CubicLinux {
     tcp_cwnd: u32,
     /// `tp->snd_cwnd_cnt`: segments delivered since the last increase.
     cwnd_cnt: u32,
+    /// HyStart on (the `hystart` module parameter) and its state.
+    hystart_on: bool,
+    hystart: HyStart,
 }
 
 /// `tcp_jiffies32` at `now`.
@@ -93,6 +137,11 @@ fn cube_root_floor(x: u64) -> u64 {
 }
 
 impl CubicLinux {
+    /// A new connection's state (`cubictcp_init`), HyStart on or off.
+    pub(super) fn new(hystart: bool) -> CubicLinux {
+        CubicLinux { hystart_on: hystart, ..CubicLinux::default() }
+    }
+
     /// `cubictcp_cong_avoid`: an ACK that delivers `acked` segments outside a reduction.
     /// `tcp_slow_start` up to ssthresh, the rest by `bictcp_update`'s `cnt` (`tcp_cong_avoid_ai`).
     pub(super) fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u32, now: Time) {
@@ -185,28 +234,89 @@ impl CubicLinux {
         ((seg * BETA / BETA_SCALE_DEN).max(2)) as f64
     }
 
-    /// `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` zeroes everything (after `reduce`).
-    pub(super) fn on_timeout(&mut self) {
-        *self = CubicLinux::default();
+    /// `cubictcp_state(TCP_CA_Loss)` at `now` with `snd_nxt` sent (after `reduce`): `bictcp_reset`
+    /// zeroes everything, HyStart's `found` included, and `bictcp_hystart_reset` starts a round.
+    pub(super) fn on_timeout(&mut self, now: Time, snd_nxt: u32) {
+        *self = CubicLinux::new(self.hystart_on);
+        self.start_round(now, snd_nxt);
     }
 
-    /// `cubictcp_acked`: an RTT sample, not used in the first second (HZ) of an epoch.
-    pub(super) fn observe_rtt(&mut self, rtt: Dur, now: Time) {
+    /// `cubictcp_acked`: an RTT sample, not used in the first second (HZ) of an epoch; in slow
+    /// start it feeds HyStart. Returns the new ssthresh when HyStart ends slow start.
+    pub(super) fn observe_rtt(&mut self, rtt: Dur, now: Time, view: SlowStartView) -> Option<f64> {
         if self.epoch_start.is_some_and(|e| jiffies(now).saturating_sub(e) < HZ) {
-            return;
+            return None;
         }
         let rtt = rtt.max(Dur(1_000)); // "if (delay == 0) delay = 1" (µs)
         if self.delay_min.is_none_or(|d| rtt < d) {
             self.delay_min = Some(rtt);
         }
+        let in_slow_start = view.cwnd < view.ssthresh;
+        if self.hystart_on && !self.hystart.found && in_slow_start && view.cwnd >= HYSTART_LOW_WINDOW {
+            return self.hystart_update(rtt, now, view);
+        }
+        None
+    }
+
+    /// `bictcp_hystart_reset`: a new round ends when `snd_nxt` is acknowledged.
+    fn start_round(&mut self, now: Time, snd_nxt: u32) {
+        let found = self.hystart.found;
+        self.hystart = HyStart { found, round_start: Some(now), last_ack: now, end_seq: snd_nxt, curr_rtt: None, sample_cnt: 0 };
+    }
+
+    /// `hystart_update` with both detections (`hystart_detect` 3).
+    fn hystart_update(&mut self, delay: Dur, now: Time, view: SlowStartView) -> Option<f64> {
+        if self.hystart.round_start.is_none() || view.snd_una > self.hystart.end_seq {
+            self.start_round(now, view.snd_nxt);
+        }
+        let delay_min = self.delay_min.unwrap_or(delay);
+        let h = &mut self.hystart;
+        let round_start = h.round_start.unwrap_or(now);
+        // ACK train: ACKs no more than 2 ms apart for longer than half of (min RTT + ack delay);
+        // halved because the kernel does not pace a CUBIC flow (no `fq`).
+        if now.saturating_since(h.last_ack) <= HYSTART_ACK_DELTA {
+            h.last_ack = now;
+            let threshold = Dur((delay_min.0 + hystart_ack_delay(view).0) / 2);
+            if now.saturating_since(round_start) > threshold {
+                h.found = true;
+            }
+        }
+        // Delay increase: the round's smallest RTT once it has 8 samples.
+        h.curr_rtt = Some(h.curr_rtt.map_or(delay, |c| c.min(delay)));
+        if !h.found {
+            if h.sample_cnt < HYSTART_MIN_SAMPLES {
+                h.sample_cnt += 1;
+            } else {
+                let thresh = Dur(delay_min.0 / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
+                if h.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
+                    h.found = true;
+                }
+            }
+        }
+        h.found.then_some(view.cwnd.max(0.0).floor())
     }
 }
+
+/// `hystart_ack_delay`: how long the kernel may hold a GSO burst at its pacing rate, at most 1 ms;
+/// the rate is 200 % of cwnd·mss/SRTT in slow start (`tcp_pacing_ss_ratio`), 0 without an SRTT.
+fn hystart_ack_delay(view: SlowStartView) -> Dur {
+    let Some(srtt) = view.srtt.filter(|s| s.0 > 0) else { return Dur::ZERO };
+    let rate = 2.0 * view.cwnd * f64::from(view.mss) / srtt.as_secs_f64(); // bytes per second
+    let hold = Dur((GSO_MAX_SIZE * 4.0 / rate * 1e9) as u64);
+    hold.min(Dur::from_millis(1))
+}
+
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const MS: u64 = 1_000_000;
+
+    /// An ACK in congestion avoidance (HyStart does not look).
+    fn avoiding() -> SlowStartView {
+        SlowStartView { snd_una: 0, snd_nxt: 0, cwnd: 10.0, ssthresh: 5.0, mss: 1448, srtt: None }
+    }
 
     #[test]
     fn constants_are_the_kernels() {
@@ -287,10 +397,11 @@ mod tests {
     #[test]
     fn a_timeout_forgets_w_max_and_the_minimum_rtt() {
         let mut c = CubicLinux::default();
-        c.observe_rtt(Dur::from_millis(50), Time(0));
+        c.observe_rtt(Dur::from_millis(50), Time(0), avoiding());
         c.reduce(100.0);
-        c.on_timeout();
-        assert_eq!(c, CubicLinux::default());
+        c.on_timeout(Time(5 * MS), 77);
+        assert_eq!((c.last_max_cwnd, c.delay_min, c.epoch_start), (0, None, None));
+        assert_eq!((c.hystart.round_start, c.hystart.end_seq, c.hystart.found), (Some(Time(5 * MS)), 77, false));
         c.update(30, 1, Time(0));
         assert_eq!(c.cnt, 20, "no W_max: 5 % per RTT at most");
     }
@@ -298,11 +409,11 @@ mod tests {
     #[test]
     fn rtt_samples_in_an_epochs_first_second_are_ignored() {
         let mut c = CubicLinux::default();
-        c.observe_rtt(Dur::from_millis(50), Time(0));
+        c.observe_rtt(Dur::from_millis(50), Time(0), avoiding());
         c.update(10, 1, Time(100 * MS)); // epoch starts at jiffy 100
-        c.observe_rtt(Dur::from_millis(20), Time(1099 * MS));
+        c.observe_rtt(Dur::from_millis(20), Time(1099 * MS), avoiding());
         assert_eq!(c.delay_min, Some(Dur::from_millis(50)), "999 ms into the epoch: ignored");
-        c.observe_rtt(Dur::from_millis(20), Time(1100 * MS));
+        c.observe_rtt(Dur::from_millis(20), Time(1100 * MS), avoiding());
         assert_eq!(c.delay_min, Some(Dur::from_millis(20)));
     }
 
@@ -321,5 +432,60 @@ mod tests {
         let mut cwnd = 13.0;
         c.grow(&mut cwnd, 5.0, 1, Time(0));
         assert_eq!((cwnd, c.cwnd_cnt), (14.0, 1));
+    }
+
+    /// Slow start in rounds of `cwnd` segments, one ACK per segment spread evenly over `rtt`.
+    fn slow_start_view(cwnd: f64, una: u32, nxt: u32) -> SlowStartView {
+        SlowStartView { snd_una: una, snd_nxt: nxt, cwnd, ssthresh: f64::MAX, mss: 1448, srtt: Some(Dur::from_millis(40)) }
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_when_a_rounds_rtt_rises_past_the_threshold() {
+        // Min RTT 40 ms: threshold clamp(5 ms, 4, 16) = 5 ms. ACKs 5 ms apart (no train).
+        let mut c = CubicLinux::new(true);
+        assert_eq!(c.observe_rtt(Dur::from_millis(40), Time(0), slow_start_view(16.0, 1, 16)), None);
+        // A round of RTTs 44 ms (≤ 45): nothing, however many samples.
+        for i in 1..=20u32 {
+            let v = slow_start_view(16.0, 1 + i, 16);
+            assert_eq!(c.observe_rtt(Dur::from_millis(44), Time(u64::from(i) * 5 * MS), v), None, "sample {i}");
+        }
+        // The next round (snd_una passes 16) sees 46 ms: the 9th sample decides.
+        let mut exit = None;
+        for i in 0..9u32 {
+            let v = slow_start_view(40.0, 17 + i, 60);
+            exit = c.observe_rtt(Dur::from_millis(46), Time((200 + u64::from(i) * 5) * MS), v);
+            if i < 8 {
+                assert_eq!(exit, None, "sample {i} of the round");
+            }
+        }
+        assert_eq!(exit, Some(40.0), "ssthresh = cwnd");
+        assert!(c.hystart.found);
+    }
+
+    #[test]
+    fn hystart_ack_train_ends_slow_start_after_half_the_min_rtt() {
+        // ACKs 1 ms apart from the round's start: at min RTT 40 ms (+1 ms ack delay, halved) the
+        // train ends slow start once more than 20.5 ms have passed; RTTs stay at the minimum.
+        let mut c = CubicLinux::new(true);
+        c.observe_rtt(Dur::from_millis(40), Time(0), slow_start_view(20.0, 1, 20));
+        let mut ended_at = None;
+        for ms in 1..40u64 {
+            if c.observe_rtt(Dur::from_millis(40), Time(ms * MS), slow_start_view(20.0, 1, 20)).is_some() {
+                ended_at = Some(ms);
+                break;
+            }
+        }
+        assert_eq!(ended_at, Some(21));
+    }
+
+    #[test]
+    fn hystart_waits_for_16_segments_and_can_be_switched_off() {
+        let rising = |c: &mut CubicLinux, cwnd: f64| {
+            c.observe_rtt(Dur::from_millis(40), Time(0), slow_start_view(10.0, 1, 20)); // the minimum only
+            (1..=30u64).filter_map(|i| c.observe_rtt(Dur::from_millis(60), Time(i * 5 * MS), slow_start_view(cwnd, 1, 20))).next()
+        };
+        assert_eq!(rising(&mut CubicLinux::new(true), 15.0), None, "below hystart_low_window");
+        assert_eq!(rising(&mut CubicLinux::new(false), 30.0), None, "hystart = false");
+        assert_eq!(rising(&mut CubicLinux::new(true), 30.0), Some(30.0));
     }
 }

@@ -56,6 +56,7 @@ use std::collections::BTreeSet;
 
 use super::rtt::RttEstimator;
 use super::congestion::CcState;
+use super::cubic_linux::SlowStartView;
 use super::prr::Prr;
 use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
@@ -73,6 +74,8 @@ pub struct TcpSenderStats {
     pub retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Slow starts ended by HyStart (`cubic-linux`).
+    pub hystart_exits: u64,
     /// Fast retransmits (loss-recovery episodes entered on duplicate ACKs / SACK).
     pub fast_retransmits: u64,
     /// Window reductions caused by ECN echoes.
@@ -181,7 +184,7 @@ impl TcpSender {
             integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
-            cc: CcState::with_ledbat(cfg.congestion_control, cfg.ledbat),
+            cc: CcState::with_settings(cfg.congestion_control, cfg.ledbat, cfg.hystart),
             prr: Prr::default(),
             partial_ack_seen: false,
             min_rtt_ns: u64::MAX,
@@ -373,16 +376,28 @@ impl TcpSender {
             // RFC 7323 §4.1 RTTM: every ACK of new data is a valid sample, retransmission or not.
             let sample = now.saturating_since(ack.sent_at);
             self.rtt.sample(sample);
-            self.cc.observe_rtt(sample, now);
+            self.cc_rtt_sample(cfg, sample, now, ack.ack);
             self.stats.rtt_samples += 1;
         } else if let Some((seq, sent)) = self.timed {
             if ack.ack > seq {
                 let sample = now.saturating_since(sent); // Karn: `timed` is never a retransmission
                 self.rtt.sample(sample);
-                self.cc.observe_rtt(sample, now);
+                self.cc_rtt_sample(cfg, sample, now, ack.ack);
                 self.stats.rtt_samples += 1;
                 self.timed = None;
             }
+        }
+    }
+
+    /// An RTT sample for the congestion control, from an ACK up to `ack`; Linux's HyStart may
+    /// end slow start on it (ssthresh = cwnd, `hystart_update`).
+    fn cc_rtt_sample(&mut self, cfg: &TcpConfig, sample: Dur, now: Time, ack: u32) {
+        let view = SlowStartView {
+            snd_una: ack, snd_nxt: self.snd_max, cwnd: self.cwnd, ssthresh: self.ssthresh, mss: cfg.mss, srtt: self.rtt.srtt(),
+        };
+        if let Some(ssthresh) = self.cc.observe_rtt(sample, now, view) {
+            self.ssthresh = ssthresh;
+            self.stats.hystart_exits += 1;
         }
     }
 
@@ -750,7 +765,7 @@ impl TcpSender {
             let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.reduction_window(cfg, false) };
             self.ssthresh = self.cc.loss_ssthresh(window);
         }
-        self.cc.on_timeout();
+        self.cc.on_timeout(now, self.snd_max);
         self.note_window_reduced(cfg);
         self.cwnd = 1.0; // RFC 5681 §3.1: loss window
         self.in_recovery = false;

@@ -808,15 +808,15 @@ fn per_flow_state_stays_small() {
     // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
     let sender = std::mem::size_of::<TcpSender>();
     let receiver = std::mem::size_of::<TcpReceiver>();
-    // 280 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
+    // 288 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
     // Morris 1999's metrics need, then by PRR's counters, the boxed CUBIC/DCTCP state, Lee 2002's minimum RTT
     // and Kumar 2003's application-limited writes (`app_limit`, +8 B with padding), and the
     // pointer to the optional ns-2 Vegas baseRTT state (+8 B), then by the last send time of
     // RFC 5681 §4.1's restart after idle (+8 B, 264 B), and the pointer to ns-3's emulated
     // scoreboard of `ns3_reno_sack` (+8 B, 272 B) and to the resent-segment set of
-    // `ns3_sack_recovery` (+8 B, 280 B); the receiver by RFC 7323's TS.Recent and Last.ACK.sent); a
+    // `ns3_sack_recovery` (+8 B, 280 B), and the count of HyStart exits (+8 B, 288 B); the receiver by RFC 7323's TS.Recent and Last.ACK.sent); a
     // guard against accidental growth, not a tight budget.
-    assert!(sender <= 280 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+    assert!(sender <= 288 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
 }
 
 #[test]
