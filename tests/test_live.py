@@ -224,6 +224,19 @@ def test_the_twin_of_the_kernels_cubic_drops_what_the_kernel_drops_under_codel()
 
 
 @needs_live
+def test_a_kernel_with_tcpi_total_rto_reports_timeouts() -> None:
+    """Linux 6.7 added tcpi_total_rto to TCP_INFO: a live run counts retransmission timeouts (an
+    integer, 0 or more) there, and says null (not 0) on older kernels."""
+    sc = _scenario({"kind": "droptail", "limit": 20}, [{"kind": "tcp", "count": 2, "congestion_control": "cubic"}], duration="4s")
+    res = run_live(sc, plot=False)
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    if (major, minor) >= (6, 7):
+        assert all(isinstance(t, int) and t >= 0 for t in (f["timeouts"] for f in res.summary["flows"])), res.summary["flows"]
+    else:
+        assert all(f["timeouts"] is None for f in res.summary["flows"])
+
+
+@needs_live
 def test_ecn_flows_are_marked_not_dropped_and_both_directions_carry_data() -> None:
     """CoDel with ECN in both directions, two ECN flows each way. The discipline marks data instead
     of dropping it; only pure ACKs, which are not ECN-capable (RFC 3168 §6.1.4), are dropped, and
@@ -287,6 +300,9 @@ def test_the_merge_counts_after_the_warmup_and_takes_each_flow_from_its_data_dir
     assert list(ts["flow0_goodput_bps"]) == [1600.0, 3200.0, 16000.0, 48000.0]
     assert ts["flow1_goodput_bps"].isna().tolist() == [False, False, False, True]
     assert res.summary["mode"] == "live" and res.summary["measured_s"] == 1.0
+    # A kernel with tcpi_total_rto (Linux 6.7+): timeouts counted after the warm-up like retransmits.
+    reports[1] = {**reports[1], "timeouts": 3, "timeouts_per_bin": [None, 1, 2, 3]}
+    assert _result(plan, raw, {"echo": True}, router, series, reports, wall=2.5).flows.iloc[0]["timeouts"] == 3 - 1
 
 
 def test_the_simulated_twin_models_the_tcp_the_live_run_used() -> None:

@@ -31,8 +31,10 @@ def scenario(queue: dict, duration: str, flows: int, cc: str) -> dict:
 def row(res) -> list[str]:
     q, agg = res.queues.iloc[0], res.aggregate
     retrans = res.flows["retransmits"].sum()
+    timeouts = res.flows["timeouts"]
+    rtos = "–" if timeouts.isna().any() else f"{timeouts.sum():.0f}"  # live: Linux 6.7+ only
     return [f"{agg['goodput_bps'] / 1e6:.2f}", f"{agg['jain_index']:.3f}", f"{q['mean_sojourn_s'] * 1e3:.1f}",
-            f"{q['p99_sojourn_s'] * 1e3:.1f}", f"{q['drop_rate'] * 100:.2f}", f"{retrans:.0f}"]
+            f"{q['p99_sojourn_s'] * 1e3:.1f}", f"{q['drop_rate'] * 100:.2f}", f"{retrans:.0f}", rtos]
 
 
 def main() -> None:
@@ -41,7 +43,7 @@ def main() -> None:
     ap.add_argument("--flows", type=int, default=4)
     ap.add_argument("--cc", default="cubic")
     args = ap.parse_args()
-    head = ["goodput Mb/s", "Jain", "mean sojourn ms", "p99 sojourn ms", "drop %", "retransmits"]
+    head = ["goodput Mb/s", "Jain", "mean sojourn ms", "p99 sojourn ms", "drop %", "retransmits", "timeouts"]
     print(f"{args.flows} {args.cc} flows (simulated: the live run's twin, `profile = \"linux\"`), 10 Mb/s / 20 ms bottleneck, 1 ms access links, {args.duration} "
           "(5 s warm-up); live on kernel " + __import__("os").uname().release)
     print()

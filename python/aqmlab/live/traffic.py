@@ -29,7 +29,9 @@ TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
 # Offsets in struct tcp_info (linux/tcp.h), stable since 2.6: snd_mss, rtt (µs), snd_cwnd, total_retrans.
 TCPI_SND_MSS, TCPI_RTT, TCPI_SND_CWND, TCPI_TOTAL_RETRANS = 16, 68, 80, 100
-TCPI_LEN = 104
+# tcpi_total_rto (u16, retransmission timeouts so far), appended in Linux 6.7 after tcpi_rehash.
+TCPI_TOTAL_RTO = 240
+TCPI_LEN = 248
 
 
 class Timers:
@@ -133,6 +135,8 @@ class Sender:
         self.srtt: list[float] = []
         self.retrans_series: list[int | None] = []
         self.retransmits: int | None = None
+        self.rto_series: list[int | None] = []
+        self.timeouts: int | None = None  # None: the kernel's TCP_INFO has no tcpi_total_rto
         self.error: str | None = None
 
     def start(self, due_ns: int, timers: Timers) -> None:
@@ -183,14 +187,16 @@ class Sender:
         # From the due time, not the (later) wake-up: lateness must not accumulate into a lower rate.
         self.timers.at(due_ns + self.interval_ns, self.send_datagram)
 
-    def tcp_info(self) -> tuple[float, float, int] | None:
-        """(cwnd in segments, smoothed RTT in s, retransmissions so far) from TCP_INFO, while the
-        connection is open."""
+    def tcp_info(self) -> tuple[float, float, int, int | None] | None:
+        """(cwnd in segments, smoothed RTT in s, retransmissions so far, retransmission timeouts so
+        far or None before Linux 6.7) from TCP_INFO, while the connection is open."""
         if self.flow["kind"] != "tcp" or self.sock is None or self.sock.fileno() < 0:
             return None
         info = self.sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, TCPI_LEN)
         rtt_us, cwnd, retrans = (struct.unpack_from("=I", info, o)[0] for o in (TCPI_RTT, TCPI_SND_CWND, TCPI_TOTAL_RETRANS))
-        return float(cwnd), (rtt_us / 1e6 if rtt_us else float("nan")), retrans
+        # A shorter answer is an older kernel's struct, which ends before the field.
+        rto = struct.unpack_from("=H", info, TCPI_TOTAL_RTO)[0] if len(info) >= TCPI_TOTAL_RTO + 2 else None
+        return float(cwnd), (rtt_us / 1e6 if rtt_us else float("nan")), retrans, rto
 
     def sample(self) -> None:
         """Records the connection's state at a bin's end (NaN when no connection is open)."""
@@ -198,13 +204,14 @@ class Sender:
         self.cwnd.append(state[0] if state else float("nan"))
         self.srtt.append(state[1] if state else float("nan"))
         if state:
-            self.retransmits = state[2]
+            self.retransmits, self.timeouts = state[2], state[3]
         self.retrans_series.append(self.retransmits)
+        self.rto_series.append(self.timeouts)
 
     def stop(self) -> None:
         state = self.tcp_info()
         if state:
-            self.retransmits = state[2]
+            self.retransmits, self.timeouts = state[2], state[3]
         if self.sock is not None and self.sock.fileno() >= 0:
             try:
                 self.sel.unregister(self.sock)
@@ -214,7 +221,8 @@ class Sender:
 
     def report(self) -> dict:
         return {"id": self.flow["id"], "role": "send", "bytes_sent": self.sent, "retransmits": self.retransmits,
-                "retransmits_per_bin": self.retrans_series, "cwnd_segments": self.cwnd, "srtt_s": self.srtt, "error": self.error}
+                "retransmits_per_bin": self.retrans_series, "timeouts": self.timeouts, "timeouts_per_bin": self.rto_series,
+                "cwnd_segments": self.cwnd, "srtt_s": self.srtt, "error": self.error}
 
 
 def main(plan_path: str) -> None:
