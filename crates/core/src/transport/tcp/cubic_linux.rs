@@ -157,8 +157,9 @@ impl CubicLinux {
             }
         }
         self.update(seg, acked, now);
-        // tcp_cong_avoid_ai(tp, cnt, acked): credit left from a larger cnt is applied first.
-        let w = self.cnt;
+        // tcp_cong_avoid_ai(tp, cnt, acked): credit left from a larger cnt is applied first. (cnt
+        // is 0 only before its first computation, which a window of 0 segments could skip.)
+        let w = self.cnt.max(1);
         if self.cwnd_cnt >= w {
             self.cwnd_cnt = 0;
             seg += 1;
