@@ -226,3 +226,5 @@ def test_hystart_leaves_slow_start_before_the_buffer_overflows() -> None:
         on.queues.iloc[0]["drops"], off.queues.iloc[0]["drops"])
     peak = {name: r.timeseries["flow0_cwnd_segments"].max() for name, r in (("on", on), ("off", off))}
     assert peak["off"] > 1000 and peak["on"] < 500, peak
+    # The flow table says which way slow start ended.
+    assert (on.flows.iloc[0]["hystart_exits"], off.flows.iloc[0]["hystart_exits"]) == (1, 0)

@@ -34,6 +34,8 @@ impl<'s> World<'s> {
                         serde_json::json!({
                             "fast_retransmits": st.fast_retransmits - before.fast_retransmits,
                             "ecn_reductions": st.ecn_reductions - before.ecn_reductions,
+                            // Whole run, not from the warm-up: slow start usually ends before it.
+                            "hystart_exits": st.hystart_exits,
                             "acks_sent": receiver.stats().acks_sent - c.acks_at_warmup,
                             "delivered_bytes": delivered(&f.endpoint),
                             "completion_s": c.completed_at.map(|t| (t.0 - spec.start.0) as f64 * 1e-9),
