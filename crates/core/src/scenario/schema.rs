@@ -303,7 +303,7 @@ pub struct FlowParams {
     /// `tahoe`, `reno`, `newreno` or `sack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<TcpVariant>,
-    /// `reno`, `cubic`, `cubic-ns3`, `cubic-linux`, `dctcp` or `ledbat`.
+    /// `reno`, `cubic`, `cubic-ns3`, `cubic-linux`, `dctcp`, `ledbat` or `bbr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion_control: Option<CongestionControl>,
     /// LEDBAT only: `ns3` (ns-3 3.44's `TcpLedbat`, the default) or `rfc6817`.
@@ -409,6 +409,10 @@ pub struct FlowParams {
     /// SACK: reductions halve the RFC 6675 pipe instead of FlightSize (ns-3 3.44).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ssthresh_from_pipe: Option<bool>,
+    /// Pace segments at the congestion control's pacing rate: only `bbr` supplies one (default
+    /// true with `bbr`, which requires it; false otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
     /// TCP: when the application writes again after `stop` (the connection and its state are
     /// kept; without it `stop` ends the connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -501,7 +501,7 @@ const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -510,7 +510,7 @@ const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -552,7 +552,24 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     let variant = *f.variant.get_or_insert(d.variant);
     let congestion_control = *f.congestion_control.get_or_insert(d.congestion_control);
     let ledbat = ledbat_config(f, congestion_control, path)?;
-    let recovery = *f.recovery.get_or_insert(d.recovery);
+    let bbr = congestion_control == CongestionControl::Bbr;
+    if bbr && variant != TcpVariant::Sack {
+        return err(join(path, "variant"), format!(
+            "congestion_control = \"bbr\" needs variant = \"sack\" (its delivery-rate estimate counts SACKed segments, as Linux's does), got {}",
+            variant_name(variant)));
+    }
+    if bbr && f.recovery == Some(Recovery::Prr) {
+        return err(join(path, "recovery"), "congestion_control = \"bbr\" sets cwnd itself in recovery (packet conservation; Linux skips PRR for a congestion control with cong_control), so recovery must be \"classic\"");
+    }
+    // A profile's PRR default does not apply to BBR (see above).
+    let recovery = *f.recovery.get_or_insert(if bbr { Recovery::Classic } else { d.recovery });
+    let pacing = *f.pacing.get_or_insert(bbr);
+    if bbr && !pacing {
+        return err(join(path, "pacing"), "congestion_control = \"bbr\" needs pacing = true (BBR sends at its pacing rate; omit the key for the default)");
+    }
+    if pacing && !bbr {
+        return err(join(path, "pacing"), format!("pacing is only implemented for bbr, got congestion_control = \"{}\"", cc_name(congestion_control)));
+    }
     let limited_transmit = *f.limited_transmit.get_or_insert(d.limited_transmit);
     let count_acked_segments = *f.count_acked_segments.get_or_insert(d.count_acked_segments);
     let hystart = match (congestion_control, f.hystart) {
@@ -710,6 +727,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         ns3_reno_sack,
         ns3_sack_recovery,
         ssthresh_from_pipe,
+        pacing,
         transfer_bytes,
     })
 }
@@ -773,6 +791,7 @@ fn cc_name(cc: CongestionControl) -> &'static str {
         CongestionControl::CubicLinux => "cubic-linux",
         CongestionControl::Dctcp => "dctcp",
         CongestionControl::Ledbat => "ledbat",
+        CongestionControl::Bbr => "bbr",
     }
 }
 

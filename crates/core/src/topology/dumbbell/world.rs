@@ -19,6 +19,7 @@ use crate::qdisc::{DropBuf, Qdisc, QdiscStats};
 use crate::scenario::{FlowKind, Scenario};
 use crate::topology::delivery_trace::TraceServer;
 use crate::topology::rate_schedule::ScheduledRate;
+use crate::transport::tcp::CongestionControl;
 use crate::traffic::http::Browser;
 use crate::traffic::mpeg::MpegSource;
 use crate::traffic::proshare::ProshareSource;
@@ -100,7 +101,14 @@ impl<'s> World<'s> {
                 let endpoint = match f.kind {
                     FlowKind::Tcp(c) => Endpoint::Tcp {
                         cfg: c as u16,
-                        sender: TcpSender::new(i as u32, &sc.tcp_configs[c]),
+                        sender: {
+                            let mut s = TcpSender::new(i as u32, &sc.tcp_configs[c]);
+                            // BBR's random PROBE_BW phase; other flows draw nothing (streams unchanged).
+                            if sc.tcp_configs[c].congestion_control == CongestionControl::Bbr {
+                                s.seed_congestion_control(rand::RngCore::next_u64(&mut rng));
+                            }
+                            s
+                        },
                         receiver: TcpReceiver::new(i as u32, &sc.tcp_configs[c]),
                         sender_timer_at: Time::NEVER,
                         receiver_timer_at: Time::NEVER,

@@ -165,6 +165,9 @@ pub struct TcpConfig {
     /// difference is large: at 7 segments outstanding and 3 SACKed, ssthresh is 2, not 3.5.
     /// CUBIC and DCTCP are not affected (ns-3's reduce cwnd, not what it passes them).
     pub ssthresh_from_pipe: bool,
+    /// Pace segments at the congestion control's pacing rate (pacing.rs; only BBR supplies one,
+    /// and BBR requires it).
+    pub pacing: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -208,6 +211,7 @@ impl Default for TcpConfig {
             ns3_sack_recovery: false,
             ns3_reno_sack: false,
             ssthresh_from_pipe: false,
+            pacing: false,
             transfer_bytes: None,
         }
     }

@@ -20,7 +20,11 @@
 //! * LEDBAT: delay-based growth towards a target queuing delay, ns-3's `TcpLedbat` or RFC 6817's
 //!   pseudocode (`ledbat_variant`); the sender calls [`Ledbat::grow`] itself, with the flight size
 //!   LEDBAT caps cwnd at (ledbat.rs).
+//! * BBR v1 (Linux's tcp_bbr.c, bbr.rs): sets cwnd and a pacing rate itself from its model on
+//!   every ACK (the sender's `bbr_after_ack`); `grow` is a no-op and a loss's "ssthresh" is the
+//!   current cwnd, remembered for the restore after recovery.
 
+use super::bbr::Bbr;
 use super::cubic_linux::{CubicLinux, SlowStartView};
 use super::cubic_ns3::CubicNs3;
 use super::ledbat::{Ledbat, LedbatConfig};
@@ -45,6 +49,8 @@ pub enum CongestionControl {
     /// RFC 6817 LEDBAT (ns-3's `TcpLedbat` by default): grows while the queuing delay it measures
     /// is below a target, shrinks above it; halves on loss.
     Ledbat,
+    /// BBR v1 as Linux's `tcp_bbr.c`: model-based, paced (bbr.rs).
+    Bbr,
 }
 
 /// RFC 9438 §5.1: C = 0.4 segments/s³.
@@ -64,6 +70,7 @@ pub(super) enum CcState {
     CubicLinux(Box<CubicLinux>),
     Dctcp(Box<Dctcp>),
     Ledbat(Box<Ledbat>),
+    Bbr(Box<Bbr>),
 }
 
 /// RFC 9438 §4 state.
@@ -97,12 +104,12 @@ pub(super) struct Dctcp {
 impl CcState {
     #[cfg(test)]
     pub(super) fn new(cc: CongestionControl) -> CcState {
-        CcState::with_settings(cc, LedbatConfig::default(), true)
+        CcState::with_settings(cc, LedbatConfig::default(), true, 10, 1448)
     }
 
     /// As [`CcState::new`], with LEDBAT's settings (used only by `Ledbat`) and whether HyStart
-    /// runs (only `cubic-linux` has it).
-    pub(super) fn with_settings(cc: CongestionControl, ledbat: LedbatConfig, hystart: bool) -> CcState {
+    /// runs (only `cubic-linux` has it); BBR's initial pacing rate needs the initial window and mss.
+    pub(super) fn with_settings(cc: CongestionControl, ledbat: LedbatConfig, hystart: bool, initial_window: u32, mss: u32) -> CcState {
         match cc {
             CongestionControl::Reno => CcState::Reno,
             CongestionControl::Cubic => CcState::Cubic(Box::new(Cubic { w_max: 0.0, epoch_start: Time::NEVER, k: 0.0, w_est: 0.0, cwnd_prior: 0.0 })),
@@ -110,12 +117,23 @@ impl CcState {
             CongestionControl::CubicLinux => CcState::CubicLinux(Box::new(CubicLinux::new(hystart))),
             CongestionControl::Dctcp => CcState::Dctcp(Box::new(Dctcp { alpha: 1.0, acked: 0, marked: 0, window_end: 0 })),
             CongestionControl::Ledbat => CcState::Ledbat(Box::new(Ledbat::new(ledbat))),
+            CongestionControl::Bbr => CcState::Bbr(Box::new(Bbr::new(Time::ZERO, initial_window, mss, 0))),
         }
     }
 
     /// LEDBAT's state (None for the others).
     pub(super) fn ledbat_mut(&mut self) -> Option<&mut Ledbat> {
         if let CcState::Ledbat(l) = self { Some(l) } else { None }
+    }
+
+    /// BBR's state (None for the others).
+    pub(super) fn bbr_mut(&mut self) -> Option<&mut Bbr> {
+        if let CcState::Bbr(b) = self { Some(b) } else { None }
+    }
+
+    /// BBR's state, read-only.
+    pub(super) fn bbr(&self) -> Option<&Bbr> {
+        if let CcState::Bbr(b) = self { Some(b) } else { None }
     }
 
     /// Window growth on an ACK of `acked` new segments outside loss recovery. With
@@ -126,6 +144,7 @@ impl CcState {
         match self {
             CcState::CubicNs3(c) => return c.grow(cwnd, ssthresh, acked, now), // its own slow start too
             CcState::CubicLinux(c) => return c.grow(cwnd, ssthresh, acked, now),
+            CcState::Bbr(_) => return, // BBR sets cwnd from its model after each ACK
             _ => {}
         }
         let mut acked = acked;
@@ -146,7 +165,7 @@ impl CcState {
             // LEDBAT grows through `Ledbat::grow` (the sender knows its flight); Reno's if not.
             CcState::Reno | CcState::Dctcp(_) | CcState::Ledbat(_) => *cwnd += f64::from(counted) / *cwnd,
             CcState::Cubic(c) => c.grow(cwnd, acked, counted, now, srtt),
-            CcState::CubicNs3(_) | CcState::CubicLinux(_) => unreachable!("handled above"),
+            CcState::CubicNs3(_) | CcState::CubicLinux(_) | CcState::Bbr(_) => unreachable!("handled above"),
         }
     }
 
@@ -159,6 +178,7 @@ impl CcState {
             CcState::CubicNs3(c) => c.reduce(window),
             CcState::CubicLinux(c) => c.reduce(window),
             CcState::Ledbat(l) => return l.loss_ssthresh(window),
+            CcState::Bbr(b) => return b.on_loss(), // `bbr_ssthresh`: no cut, cwnd remembered
         };
         next.max(2.0)
     }
@@ -175,6 +195,7 @@ impl CcState {
         match self {
             CcState::CubicNs3(c) => c.on_timeout(),
             CcState::CubicLinux(c) => c.on_timeout(now, snd_nxt),
+            CcState::Bbr(b) => b.on_timeout(),
             _ => {}
         }
     }

@@ -7,19 +7,24 @@
 //! * `next_wakeup()` is the earliest time the endpoint wants `on_timer` called; the engine may
 //!   call `on_timer` late or spuriously (the endpoint then does nothing that is not due).
 
+mod bbr;
 mod config;
 mod congestion;
 mod cubic_linux;
 mod cubic_ns3;
 mod ledbat;
 mod profile;
+mod pacing;
 mod prr;
+mod rate_sample;
 mod receiver;
 mod reno_sack;
 mod rtt;
 mod scoreboard;
 mod sender;
 mod vegas_base_rtt;
+#[cfg(test)]
+mod bbr_tests;
 #[cfg(test)]
 mod tests;
 

@@ -49,14 +49,17 @@
 //!   (`sender/ns3_sack.rs`), so results can be matched with ns-3's; `cubic-ns3` grows by what
 //!   ns-3's `ProcessAck` hands it (`ns3_segments_acked`).
 
+mod bbr;
 mod ns3_nosack;
 mod ns3_sack;
+mod pacing;
 
 use std::collections::BTreeSet;
 
 use super::rtt::RttEstimator;
 use super::congestion::CcState;
 use super::cubic_linux::SlowStartView;
+use super::pacing::Pacer;
 use super::prr::Prr;
 use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
@@ -159,6 +162,8 @@ pub struct TcpSender {
     app_limit: u32,
     /// When a data segment last left (RFC 5681 §4.1's idle test).
     last_sent_at: Time,
+    /// `pacing = true`: the pacing clock (sender/pacing.rs).
+    pacer: Option<Box<Pacer>>,
     stats: TcpSenderStats,
 }
 
@@ -184,7 +189,7 @@ impl TcpSender {
             integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
-            cc: CcState::with_settings(cfg.congestion_control, cfg.ledbat, cfg.hystart),
+            cc: CcState::with_settings(cfg.congestion_control, cfg.ledbat, cfg.hystart, cfg.initial_window, cfg.mss),
             prr: Prr::default(),
             partial_ack_seen: false,
             min_rtt_ns: u64::MAX,
@@ -196,6 +201,7 @@ impl TcpSender {
             last_payload: 0,
             app_limit: u32::MAX,
             last_sent_at: Time::ZERO,
+            pacer: cfg.pacing.then(|| Box::new(Pacer::new())),
             stats: TcpSenderStats::default(),
         }
     }
@@ -319,6 +325,7 @@ impl TcpSender {
             return;
         }
         let sacked_before = self.sacked_count();
+        let una_before = self.snd_una;
         // RFC 6675 §2: an ACK whose SACK blocks cover data not SACKed before is a duplicate ACK,
         // "even if it ... moves the cumulative acknowledgment point".
         let mut new_sack_info = false;
@@ -334,6 +341,7 @@ impl TcpSender {
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(cfg, now, sacked_before, out);
         }
+        self.bbr_after_ack(cfg, now, ack, una_before, out);
     }
 
     /// LEDBAT's one-way-delay sample (ns-3 `PktsAcked`, called for every ACK that is neither stale
@@ -715,7 +723,7 @@ impl TcpSender {
     /// Sends up to `n` previously unsent segments, as the receiver window and the data allow.
     fn send_new_segments(&mut self, cfg: &TcpConfig, now: Time, n: u32, out: &mut Vec<Packet>) {
         for _ in 0..n {
-            if !self.may_send_new(cfg) {
+            if !self.may_send_new(cfg) || !self.pace(now) {
                 break;
             }
             let seq = self.snd_max;
@@ -731,7 +739,7 @@ impl TcpSender {
         let sb = self.scoreboard.take().unwrap_or_default(); // moved out so `self` stays usable
         loop {
             let pipe = sb.pipe(self.snd_una, self.snd_max, self.high_rxt, thresh, lost_below);
-            if self.cwnd - (pipe as f64) < 1.0 {
+            if self.cwnd - (pipe as f64) < 1.0 || !self.pace(now) {
                 break;
             }
             let from = self.high_rxt.max(self.snd_una);
@@ -754,6 +762,7 @@ impl TcpSender {
 
     /// Handles a timer expiry; does nothing unless the retransmission timer is due.
     pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.on_pacing_timer(cfg, now, out);
         if now < self.rto_at || self.snd_una >= self.snd_max {
             return;
         }
@@ -862,7 +871,7 @@ impl TcpSender {
     fn send_new(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         let window = (self.cwnd.floor().max(1.0) as u32).min(cfg.max_window);
         let end = self.send_end();
-        while self.snd_nxt < end && self.snd_nxt - self.snd_una < window {
+        while self.snd_nxt < end && self.snd_nxt - self.snd_una < window && self.pace(now) {
             let seq = self.snd_nxt;
             if seq < self.snd_max {
                 self.retransmit(cfg, now, seq, out);
@@ -916,6 +925,7 @@ impl TcpSender {
             board.on_send(seq, retransmission);
         }
         self.stats.segments_sent += 1;
+        self.note_sent(now, seq, payload, retransmission);
         self.last_sent_at = now;
         if self.in_recovery {
             self.prr.sent(1);
@@ -939,7 +949,8 @@ impl TcpSender {
 
     /// When `on_timer` should next be called.
     pub fn next_wakeup(&self) -> Option<Time> {
-        (self.rto_at != Time::NEVER).then_some(self.rto_at)
+        let rto = (self.rto_at != Time::NEVER).then_some(self.rto_at);
+        rto.into_iter().chain(self.pacing_wakeup()).min()
     }
 
     /// Whether a finite transfer has been completely acknowledged.

@@ -814,9 +814,10 @@ fn per_flow_state_stays_small() {
     // pointer to the optional ns-2 Vegas baseRTT state (+8 B), then by the last send time of
     // RFC 5681 §4.1's restart after idle (+8 B, 264 B), and the pointer to ns-3's emulated
     // scoreboard of `ns3_reno_sack` (+8 B, 272 B) and to the resent-segment set of
-    // `ns3_sack_recovery` (+8 B, 280 B), and the count of HyStart exits (+8 B, 288 B); the receiver by RFC 7323's TS.Recent and Last.ACK.sent); a
+    // `ns3_sack_recovery` (+8 B, 280 B), and the count of HyStart exits (+8 B, 288 B), and the pointer to the pacing clock of `pacing = true`
+    // (+8 B, 296 B; BBR's own state is boxed in its `CcState` variant); the receiver by RFC 7323's TS.Recent and Last.ACK.sent); a
     // guard against accidental growth, not a tight budget.
-    assert!(sender <= 288 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+    assert!(sender <= 296 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
 }
 
 #[test]

@@ -120,7 +120,7 @@ impl TcpSender {
         // "still consider the head as 'in flight' for compatibility with old ns-3 versions"
         let window = match cfg.congestion_control {
             CongestionControl::Reno | CongestionControl::Dctcp | CongestionControl::Ledbat => f64::from(pipe) + 1.0,
-            CongestionControl::Cubic | CongestionControl::CubicNs3 | CongestionControl::CubicLinux => self.cwnd,
+            CongestionControl::Cubic | CongestionControl::CubicNs3 | CongestionControl::CubicLinux | CongestionControl::Bbr => self.cwnd,
         };
         self.ssthresh = self.cc.loss_ssthresh(window);
         match cfg.recovery {
@@ -151,7 +151,7 @@ impl TcpSender {
     pub(super) fn ns3_timeout_window(&self, cfg: &TcpConfig) -> f64 {
         match cfg.congestion_control {
             CongestionControl::Reno | CongestionControl::Dctcp | CongestionControl::Ledbat => f64::from(self.board().pipe()),
-            CongestionControl::Cubic | CongestionControl::CubicNs3 | CongestionControl::CubicLinux => self.cwnd,
+            CongestionControl::Cubic | CongestionControl::CubicNs3 | CongestionControl::CubicLinux | CongestionControl::Bbr => self.cwnd,
         }
     }
 
