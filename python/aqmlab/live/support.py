@@ -23,9 +23,10 @@ LIVE_KINDS = {"tcp": TCP_KEYS, "udp-cbr": UDP_CBR_KEYS}
 LINUX_VARIANTS = {"newreno", "sack"}
 # Congestion controls with a Linux module of the same behaviour (`cubic-ns3` is ns-3's own port;
 # `cubic` is RFC 9438 in the simulator, and live it is the kernel's, which `cubic-linux` models).
-LINUX_CC = {"reno": "reno", "cubic": "cubic", "cubic-linux": "cubic", "dctcp": "dctcp"}
+# `bbr` is BBR v1, tcp_bbr.c, in both (bbr.rs models the kernel's).
+LINUX_CC = {"reno": "reno", "cubic": "cubic", "cubic-linux": "cubic", "dctcp": "dctcp", "bbr": "bbr"}
 # The simulator's model of each kernel module, for the twin (twin.py).
-SIMULATED_LINUX_CC = {"reno": "reno", "cubic": "cubic-linux", "dctcp": "dctcp"}
+SIMULATED_LINUX_CC = {"reno": "reno", "cubic": "cubic-linux", "dctcp": "dctcp", "bbr": "bbr"}
 OUTPUT_KEYS = {"bin"}
 TOPOLOGY_LINK_KEYS = {"rate", "delay", "loss", "rate_schedule", "trace", "reverse_trace"}
 
