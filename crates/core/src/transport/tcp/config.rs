@@ -165,6 +165,10 @@ pub struct TcpConfig {
     /// difference is large: at 7 segments outstanding and 3 SACKed, ssthresh is 2, not 3.5.
     /// CUBIC and DCTCP are not affected (ns-3's reduce cwnd, not what it passes them).
     pub ssthresh_from_pipe: bool,
+    /// SACK senders: RACK-TLP loss detection (RFC 8985): losses are deemed by transmit time
+    /// (RACK, which also finds lost retransmissions) instead of RFC 6675's DupThresh, and a tail
+    /// loss probe (TLP) is sent when the ACKs stop outside recovery. Linux's default.
+    pub rack_tlp: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -208,6 +212,7 @@ impl Default for TcpConfig {
             ns3_sack_recovery: false,
             ns3_reno_sack: false,
             ssthresh_from_pipe: false,
+            rack_tlp: false,
             transfer_bytes: None,
         }
     }

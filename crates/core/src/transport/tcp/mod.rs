@@ -14,6 +14,7 @@ mod cubic_ns3;
 mod ledbat;
 mod profile;
 mod prr;
+mod rack_tlp;
 mod receiver;
 mod reno_sack;
 mod rtt;
