@@ -145,7 +145,10 @@ impl RackTlp {
             if s.delivered || !(cumulative || sb.is_some_and(|b| b.is_sacked(seq))) {
                 continue;
             }
-            self.sent[(seq - self.base) as usize].delivered = true;
+            // Delivered after all (a late original): no longer lost or awaiting a resend.
+            let rec = &mut self.sent[(seq - self.base) as usize];
+            rec.delivered = true;
+            rec.lost = false;
             // Step 3: reordering.
             if seq + 1 > self.fack {
                 self.fack = seq + 1;
