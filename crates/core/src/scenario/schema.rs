@@ -343,6 +343,10 @@ pub struct FlowParams {
     /// `congestion_control = "cubic-linux"` only: HyStart on (default, as the kernel) or off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
+    /// `variant = "sack"` only: RACK-TLP loss detection (RFC 8985); default false, true with
+    /// `profile = "linux"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack_tlp: Option<bool>,
     /// `none`, `rfc6582` or `ns2`: when duplicate ACKs may start another fast retransmit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast_retransmit_guard: Option<FastRetransmitGuard>,

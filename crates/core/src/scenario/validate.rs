@@ -499,7 +499,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
 
 const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
-    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
     "size_dist", "repeat",
@@ -508,7 +508,7 @@ const TCP_KEYS: &[&str] = &[
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
-    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
+    "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "initial_rto", "max_rto", "timer_granularity",
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "restart_after_idle", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
@@ -690,6 +690,13 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "ssthresh_from_pipe"), format!("needs variant = \"sack\" (pipe is the SACK scoreboard's; without SACK, ns3_reno_sack halves ns-3's own pipe), got {}", variant_name(variant)));
     }
     let ssthresh_from_pipe = *f.ssthresh_from_pipe.get_or_insert(d.ssthresh_from_pipe && variant == TcpVariant::Sack);
+    if f.rack_tlp == Some(true) && variant != TcpVariant::Sack {
+        return err(join(path, "rack_tlp"), format!("needs variant = \"sack\" (RACK-TLP reads the SACK scoreboard), got {}", variant_name(variant)));
+    }
+    if f.rack_tlp == Some(true) && ns3_sack_recovery {
+        return err(join(path, "rack_tlp"), "does not combine with ns3_sack_recovery (ns-3 3.44 has no RACK-TLP); set one of them false");
+    }
+    let rack_tlp = *f.rack_tlp.get_or_insert(d.rack_tlp && variant == TcpVariant::Sack && !ns3_sack_recovery);
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -728,6 +735,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         ns3_sack_recovery,
         ssthresh_from_pipe,
         pacing,
+        rack_tlp,
         transfer_bytes,
     })
 }

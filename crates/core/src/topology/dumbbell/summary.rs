@@ -33,6 +33,8 @@ impl<'s> World<'s> {
                         st.timeouts - before.timeouts,
                         serde_json::json!({
                             "fast_retransmits": st.fast_retransmits - before.fast_retransmits,
+                            "tlp_probes": st.tlp_probes - before.tlp_probes,
+                            "rack_losses": st.rack_losses - before.rack_losses,
                             "ecn_reductions": st.ecn_reductions - before.ecn_reductions,
                             // Whole run, not from the warm-up: slow start usually ends before it.
                             "hystart_exits": st.hystart_exits,

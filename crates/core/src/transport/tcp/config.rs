@@ -168,6 +168,10 @@ pub struct TcpConfig {
     /// Pace segments at the congestion control's pacing rate (pacing.rs; only BBR supplies one,
     /// and BBR requires it).
     pub pacing: bool,
+    /// SACK senders: RACK-TLP loss detection (RFC 8985): losses are deemed by transmit time
+    /// (RACK, which also finds lost retransmissions) instead of RFC 6675's DupThresh, and a tail
+    /// loss probe (TLP) is sent when the ACKs stop outside recovery. Linux's default.
+    pub rack_tlp: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -212,6 +216,7 @@ impl Default for TcpConfig {
             ns3_reno_sack: false,
             ssthresh_from_pipe: false,
             pacing: false,
+            rack_tlp: false,
             transfer_bytes: None,
         }
     }

@@ -16,6 +16,7 @@ mod ledbat;
 mod profile;
 mod pacing;
 mod prr;
+mod rack_tlp;
 mod rate_sample;
 mod receiver;
 mod reno_sack;

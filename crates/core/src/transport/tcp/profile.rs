@@ -13,7 +13,7 @@ use crate::engine::Dur;
 pub enum TcpProfile {
     /// ns-3 3.44: TcpCubic (as ns-3 computes it), SACK, PRR, limited transmit, timestamps, 536-byte segments, 128 KiB buffers.
     Ns3,
-    /// Linux: CUBIC (tcp_cubic.c's arithmetic), SACK, PRR, timestamps, 200 ms minimum RTO, 40 ms delayed-ACK timer.
+    /// Linux: CUBIC (tcp_cubic.c's arithmetic), SACK, PRR, RACK-TLP, timestamps, 200 ms minimum RTO, 40 ms delayed-ACK timer.
     Linux,
     /// ns-2.35: Tahoe `Agent/TCP`, 1000-byte packets, window 20, IW 2, no delayed ACKs.
     Ns2,
@@ -75,6 +75,7 @@ impl TcpProfile {
                 timestamps: true,                 // net.ipv4.tcp_timestamps = 1
                 keep_sack_after_timeout: true,    // tcp_enter_loss keeps SACKed data unless reneged
                 count_acked_segments: true,       // tcp_slow_start, tcp_cong_avoid_ai: per acked segment
+                rack_tlp: true,                   // net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP)
                 ..base
             },
             TcpProfile::Ns2 => TcpConfig {

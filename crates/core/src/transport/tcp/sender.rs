@@ -48,11 +48,17 @@
 //!   (`sender/ns3_nosack.rs`), and `ns3_sack_recovery` SACK + PRR recovery by ns-3's
 //!   (`sender/ns3_sack.rs`), so results can be matched with ns-3's; `cubic-ns3` grows by what
 //!   ns-3's `ProcessAck` hands it (`ns3_segments_acked`).
+//! * `rack_tlp` (SACK only) replaces RFC 6675's DupThresh loss test by RFC 8985's RACK and adds
+//!   its tail loss probe (`rack_tlp.rs`; `sender/rack.rs` wires it in): a segment is lost once
+//!   one sent after it is delivered and the reordering window has passed, so lost
+//!   retransmissions are found without a timeout; recovery starts when RACK marks a loss; a
+//!   timeout marks only the overdue segments lost (§6.3), not all outstanding.
 
 mod bbr;
 mod ns3_nosack;
 mod ns3_sack;
 mod pacing;
+mod rack;
 
 use std::collections::BTreeSet;
 
@@ -61,6 +67,7 @@ use super::congestion::CcState;
 use super::cubic_linux::SlowStartView;
 use super::pacing::Pacer;
 use super::prr::Prr;
+use super::rack_tlp::RackTlp;
 use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
 use super::vegas_base_rtt::VegasBaseRtt;
@@ -85,6 +92,10 @@ pub struct TcpSenderStats {
     pub ecn_reductions: u64,
     /// RTT samples taken.
     pub rtt_samples: u64,
+    /// `rack_tlp`: tail loss probes sent (RFC 8985 §7.3).
+    pub tlp_probes: u32,
+    /// `rack_tlp`: segments RACK marked lost (RFC 8985 §6.2 step 5; timeouts not counted).
+    pub rack_losses: u32,
     /// Time spent waiting for retransmission timeouts that expired: for each expiry, the time
     /// since the timer was last (re)started (Morris 1999's "time in timeout", spec seed004 §4).
     pub timeout_wait_ns: u64,
@@ -150,6 +161,8 @@ pub struct TcpSender {
     reno_board: Option<Box<RenoSackBoard>>,
     /// `ns3_sack_recovery`: the outstanding segments that were resent (ns-3's `m_retrans` flags).
     ns3_rexmits: Option<Box<BTreeSet<u32>>>,
+    /// `rack_tlp`: RFC 8985's per-segment transmit times, loss marks and timers.
+    rack: Option<Box<RackTlp>>,
     /// One past the last segment of a finite transfer (`u32::MAX` for a bulk sender).
     data_end: u32,
     /// Payload of segment `data_end − 1` when a `begin_transfer_bytes` transfer ends short; 0 = as
@@ -197,6 +210,7 @@ impl TcpSender {
             scoreboard: None,
             reno_board: cfg.ns3_reno_sack.then(|| Box::new(RenoSackBoard::new(0))),
             ns3_rexmits: cfg.ns3_sack_recovery.then(Box::default),
+            rack: cfg.rack_tlp.then(Box::default),
             data_end: cfg.transfer_segments().map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32),
             last_payload: 0,
             app_limit: u32::MAX,
@@ -227,6 +241,7 @@ impl TcpSender {
         } else {
             self.send_new(cfg, now, out);
         }
+        self.rack_schedule_pto(now, false);
     }
 
     /// The application stops writing: nothing beyond what has been sent goes out until the next
@@ -262,6 +277,7 @@ impl TcpSender {
     pub fn start(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         self.integrated_to = now;
         self.send_new(cfg, now, out);
+        self.rack_schedule_pto(now, false);
     }
 
     /// Starts a transfer of `segments` full segments as a fresh connection once the previous
@@ -304,6 +320,7 @@ impl TcpSender {
             *board = RenoSackBoard::new(self.snd_una);
         }
         self.send_new(cfg, now, out);
+        self.rack_schedule_pto(now, false);
     }
 
     /// Adds cwnd × (now − last event) to the window integral.
@@ -336,12 +353,15 @@ impl TcpSender {
             sb.update(ack.sack_blocks(), una);
             new_sack_info = sb.sacked_above(una.saturating_sub(1)) > known;
         }
-        if ack.ack > self.snd_una && ack.ack <= self.snd_max {
+        self.rack_on_ack(cfg, now, ack);
+        let acked_new = ack.ack > self.snd_una && ack.ack <= self.snd_max;
+        if acked_new {
             self.on_new_ack(cfg, now, ack, sacked_before, new_sack_info, out);
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(cfg, now, sacked_before, out);
         }
         self.bbr_after_ack(cfg, now, ack, una_before, out);
+        self.rack_schedule_pto(now, acked_new);
     }
 
     /// LEDBAT's one-way-delay sample (ns-3 `PktsAcked`, called for every ACK that is neither stale
@@ -464,10 +484,15 @@ impl TcpSender {
         if sack_dupack {
             self.dupacks = 1;
         }
-        let enter_recovery = sack_dupack
-            && self.may_start_recovery(cfg) // RFC 6675 §5.1 / RFC 6582 §4.1
-            && (self.dupacks >= cfg.dupack_threshold
-                || self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold)));
+        let enter_recovery = if self.rack.is_some() {
+            // RFC 8985: recovery starts when RACK marks a segment lost, SACK blocks or not.
+            !self.in_recovery && self.timeout_recover == 0 && self.may_start_recovery(cfg) && self.rack_has_lost()
+        } else {
+            sack_dupack
+                && self.may_start_recovery(cfg) // RFC 6675 §5.1 / RFC 6582 §4.1
+                && (self.dupacks >= cfg.dupack_threshold
+                    || self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold)))
+        };
         // Segments this ACK newly delivers, cumulatively or by SACK (RFC 6937's DeliveredData with
         // SACK; Linux's `acked_sacked`): a SACKed segment counts when SACKed, not again when covered.
         let newly_delivered = (i64::from(acked) + i64::from(self.sacked_count()) - i64::from(sacked_before)).max(0) as u32;
@@ -529,8 +554,8 @@ impl TcpSender {
             if cfg.recovery == Recovery::Classic {
                 self.sack_transmit(cfg, now, out);
             }
-        } else if self.lost_below(cfg) > 0 {
-            self.sack_transmit(cfg, now, out); // a kept-scoreboard timeout's loss state
+        } else if self.in_timeout_nextseg(cfg) {
+            self.sack_transmit(cfg, now, out); // a kept-scoreboard (or RACK) timeout's loss state
         } else if !(self.in_recovery && cfg.recovery == Recovery::Prr) {
             self.send_new(cfg, now, out);
             if sack_dupack {
@@ -579,7 +604,7 @@ impl TcpSender {
     fn on_dupack(&mut self, cfg: &TcpConfig, now: Time, sacked_before: u32, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         let sack = cfg.variant == TcpVariant::Sack;
-        if self.lost_below(cfg) > 0 {
+        if self.in_timeout_nextseg(cfg) {
             self.sack_transmit(cfg, now, out); // new SACK blocks lower pipe; no fast retransmit here
             return;
         }
@@ -601,7 +626,12 @@ impl TcpSender {
         }
         let may_recover = self.may_start_recovery(cfg);
         let sack_lost = sack && self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, cfg.dupack_threshold));
-        if !(may_recover && (self.dupacks == cfg.dupack_threshold || sack_lost)) {
+        let loss_found = if self.rack.is_some() {
+            self.rack_has_lost() // RFC 8985 replaces the DupThresh test
+        } else {
+            self.dupacks == cfg.dupack_threshold || sack_lost
+        };
+        if !(may_recover && loss_found) {
             self.early_transmit(cfg, now, out);
             return;
         }
@@ -651,8 +681,7 @@ impl TcpSender {
         if sack {
             self.cwnd = self.ssthresh; // RFC 6675 §5 step 4.2
             // (4.3): the first segment presumed lost goes out at once, whatever pipe says.
-            self.high_rxt = self.snd_una + 1;
-            self.retransmit(cfg, now, self.snd_una, out);
+            self.retransmit_hole(cfg, now, out);
             self.sack_transmit(cfg, now, out);
         } else {
             self.retransmit(cfg, now, self.snd_una, out);
@@ -683,13 +712,34 @@ impl TcpSender {
     }
 
     /// Below this every unSACKed segment is lost: a timeout that kept the scoreboard (0: none).
+    /// With RACK a timeout marks segments lost one by one instead (RFC 8985 §6.3).
     fn lost_below(&self, cfg: &TcpConfig) -> u32 {
-        if cfg.keep_sack_after_timeout && cfg.variant == TcpVariant::Sack { self.timeout_recover } else { 0 }
+        let keeps = cfg.keep_sack_after_timeout && cfg.variant == TcpVariant::Sack && self.rack.is_none();
+        if keeps { self.timeout_recover } else { 0 }
+    }
+
+    /// In a timeout's loss recovery that resends by NextSeg (kept scoreboard, or RACK).
+    fn in_timeout_nextseg(&self, cfg: &TcpConfig) -> bool {
+        self.lost_below(cfg) > 0 || (self.rack.is_some() && self.timeout_recover != 0)
+    }
+
+    /// The fast retransmit of a SACK sender: `snd_una`, or with RACK the first segment it marked
+    /// lost.
+    fn retransmit_hole(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        if self.rack.is_some() {
+            self.retransmit_first_lost(cfg, now, out);
+        } else {
+            self.high_rxt = self.snd_una + 1;
+            self.retransmit(cfg, now, self.snd_una, out);
+        }
     }
 
     /// Segments presumed in the network: RFC 6675 SetPipe with SACK; without it, the data
     /// outstanding less one segment per duplicate ACK since the last cumulative advance.
     fn pipe(&self, cfg: &TcpConfig) -> u32 {
+        if let Some(rack) = self.rack.as_deref() {
+            return rack.pipe(self.scoreboard.as_deref(), self.snd_una, self.snd_max);
+        }
         match (&self.scoreboard, cfg.variant) {
             (Some(sb), TcpVariant::Sack) => sb.pipe(self.snd_una, self.snd_max, self.high_rxt, cfg.dupack_threshold, self.lost_below(cfg)),
             _ => (self.snd_max - self.snd_una).saturating_sub(self.dupacks),
@@ -706,8 +756,7 @@ impl TcpSender {
         if sack {
             if hole {
                 // RFC 6675 (4.3): the first lost segment goes out whatever pipe says.
-                self.high_rxt = self.snd_una + 1;
-                self.retransmit(cfg, now, self.snd_una, out);
+                self.retransmit_hole(cfg, now, out);
             }
             self.sack_transmit(cfg, now, out);
             return;
@@ -734,6 +783,9 @@ impl TcpSender {
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1, send NextSeg.
     fn sack_transmit(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        if self.rack.is_some() {
+            return self.sack_transmit_rack(cfg, now, out);
+        }
         let thresh = cfg.dupack_threshold;
         let lost_below = self.lost_below(cfg);
         let sb = self.scoreboard.take().unwrap_or_default(); // moved out so `self` stays usable
@@ -760,8 +812,35 @@ impl TcpSender {
         self.scoreboard = Some(sb);
     }
 
-    /// Handles a timer expiry; does nothing unless the retransmission timer is due.
+    /// NextSeg over RACK's loss marks: rule (1) is a segment RACK marked lost, (2) new data,
+    /// (3) an unSACKed segment neither lost nor being resent, above HighRxt.
+    fn sack_transmit_rack(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        loop {
+            if self.cwnd - f64::from(self.pipe(cfg)) < 1.0 || !self.pace(now) {
+                break;
+            }
+            let rack = self.rack.as_deref().expect("rack_tlp");
+            let sb = self.scoreboard.as_deref();
+            if let Some(seq) = rack.first_lost(sb, self.snd_una, self.snd_max) {
+                self.high_rxt = self.high_rxt.max(seq + 1);
+                self.retransmit(cfg, now, seq, out);
+            } else if self.may_send_new(cfg) {
+                let seq = self.snd_max;
+                self.transmit(cfg, now, seq, out);
+                self.snd_nxt = seq + 1;
+            } else if let Some(seq) = rack.first_unsacked_in_flight(sb, self.high_rxt.max(self.snd_una), self.snd_max) {
+                self.high_rxt = seq + 1;
+                self.retransmit(cfg, now, seq, out);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Handles a timer expiry; does nothing unless a timer is due (RACK's reordering timer, the
+    /// tail loss probe's, or the retransmission timer).
     pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
+        self.rack_on_timer(cfg, now, out);
         self.on_pacing_timer(cfg, now, out);
         if now < self.rto_at || self.snd_una >= self.snd_max {
             return;
@@ -787,7 +866,7 @@ impl TcpSender {
         }
         // ns-3 `SetSentListLost`, Linux `tcp_enter_loss`: SACKed data stays delivered; all the rest
         // outstanding is lost (`lost_below`) and resent through NextSeg, SACKed segments skipped.
-        let keep = self.lost_below(cfg) > 0;
+        let keep = self.lost_below(cfg) > 0 || (self.rack.is_some() && cfg.keep_sack_after_timeout);
         if !keep {
             if let Some(sb) = self.scoreboard.as_mut() {
                 sb.clear(); // RFC 2018 §8
@@ -797,6 +876,8 @@ impl TcpSender {
         self.rto_at = Time::NEVER;
         if self.reno_board.is_some() {
             self.ns3_timeout(cfg, now, out);
+        } else if self.rack.is_some() {
+            self.rack_timeout_retransmit(cfg, now, out);
         } else if keep {
             self.sack_transmit(cfg, now, out);
         } else {
@@ -924,6 +1005,9 @@ impl TcpSender {
         if let Some(board) = self.reno_board.as_deref_mut() {
             board.on_send(seq, retransmission);
         }
+        if let Some(rack) = self.rack.as_deref_mut() {
+            rack.on_send(seq, now, retransmission);
+        }
         self.stats.segments_sent += 1;
         self.note_sent(now, seq, payload, retransmission);
         self.last_sent_at = now;
@@ -949,8 +1033,9 @@ impl TcpSender {
 
     /// When `on_timer` should next be called.
     pub fn next_wakeup(&self) -> Option<Time> {
-        let rto = (self.rto_at != Time::NEVER).then_some(self.rto_at);
-        rto.into_iter().chain(self.pacing_wakeup()).min()
+        let at = self.rto_at.min(self.rack_wakeup());
+        let timer = (at != Time::NEVER).then_some(at);
+        timer.into_iter().chain(self.pacing_wakeup()).min()
     }
 
     /// Whether a finite transfer has been completely acknowledged.

@@ -808,16 +808,18 @@ fn per_flow_state_stays_small() {
     // 100,000 flows must fit in a few GB (issue #2); the common case allocates nothing.
     let sender = std::mem::size_of::<TcpSender>();
     let receiver = std::mem::size_of::<TcpReceiver>();
-    // 288 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
+    // 304 and 104 today (the sender grew from 168 B by the timeout-wait and cwnd integrals that
     // Morris 1999's metrics need, then by PRR's counters, the boxed CUBIC/DCTCP state, Lee 2002's minimum RTT
     // and Kumar 2003's application-limited writes (`app_limit`, +8 B with padding), and the
     // pointer to the optional ns-2 Vegas baseRTT state (+8 B), then by the last send time of
     // RFC 5681 §4.1's restart after idle (+8 B, 264 B), and the pointer to ns-3's emulated
     // scoreboard of `ns3_reno_sack` (+8 B, 272 B) and to the resent-segment set of
-    // `ns3_sack_recovery` (+8 B, 280 B), and the count of HyStart exits (+8 B, 288 B), and the pointer to the pacing clock of `pacing = true`
-    // (+8 B, 296 B; BBR's own state is boxed in its `CcState` variant); the receiver by RFC 7323's TS.Recent and Last.ACK.sent); a
-    // guard against accidental growth, not a tight budget.
-    assert!(sender <= 296 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+    // `ns3_sack_recovery` (+8 B, 280 B), and the count of HyStart exits (+8 B, 288 B), and the
+    // pointer to the pacing clock of `pacing = true` (+8 B, 296 B; BBR's own state is boxed in its
+    // `CcState` variant), and for `rack_tlp` the pointer to RFC 8985's per-segment state (+8 B)
+    // and two u32 counters, TLP probes and RACK losses (+8 B, 312 B); the receiver by RFC 7323's
+    // TS.Recent and Last.ACK.sent); a guard against accidental growth, not a tight budget.
+    assert!(sender <= 312 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
 }
 
 #[test]
@@ -1156,4 +1158,108 @@ fn ledbat_takes_delay_samples_from_duplicate_acks_too() {
     let w = s.cwnd();
     s.on_ack(&c, ms(70), &owd_ack(2, ms(5), 220), &mut out);
     assert!((s.cwnd() - (w - 1.0 / w)).abs() < 1e-9, "off_target −1 at once: {} from {w}", s.cwnd());
+}
+
+// RACK-TLP (RFC 8985), `rack_tlp = true`.
+
+fn rack(on: bool) -> TcpConfig {
+    TcpConfig { initial_window: 10, rack_tlp: on, ..cfg(TcpVariant::Sack) }
+}
+
+#[test]
+fn rack_detects_a_lost_retransmission_without_a_timeout() {
+    // Segment 30 is dropped, and so is its fast retransmission. RFC 6675 never deems a resent
+    // segment lost again and waits for the timer; RACK sees segments sent after the
+    // retransmission delivered and resends it once more.
+    let drop_30_twice = || {
+        let mut dropped = 0;
+        move |_: usize, p: &Packet| {
+            let hit = p.seq == 30 && dropped < 2;
+            dropped += u32::from(hit);
+            hit
+        }
+    };
+    let (r, s) = transfer_with(&rack(false), 200, drop_30_twice());
+    assert_eq!(r.delivered_bytes(), 200 * 1448);
+    assert_eq!(s.stats().timeouts, 1, "without RACK the timer repairs it (and goes back N)");
+    let (r, s) = transfer_with(&rack(true), 200, drop_30_twice());
+    assert_eq!(r.delivered_bytes(), 200 * 1448);
+    let st = s.stats();
+    assert_eq!((st.timeouts, st.retransmits, st.fast_retransmits), (0, 2, 1));
+    assert!(st.rack_losses >= 2, "the original and the retransmission marked lost: {}", st.rack_losses);
+}
+
+#[test]
+fn a_tail_loss_probe_repairs_the_last_segment_without_a_timeout() {
+    // The last segment of a transfer is lost: no later segment can produce a duplicate ACK.
+    let drop_last = |_: usize, p: &Packet| p.seq == 99 && !p.has(FLAG_RETRANSMIT);
+    let (r, s) = transfer_with(&rack(false), 100, drop_last);
+    assert_eq!(r.delivered_bytes(), 100 * 1448);
+    assert_eq!((s.stats().timeouts, s.stats().tlp_probes), (1, 0));
+    let (r, s) = transfer_with(&rack(true), 100, drop_last);
+    assert_eq!(r.delivered_bytes(), 100 * 1448);
+    assert_eq!((s.stats().timeouts, s.stats().tlp_probes, s.stats().retransmits), (0, 1, 1));
+}
+
+#[test]
+fn a_probe_of_the_last_segment_lets_rack_find_the_earlier_tail_losses() {
+    // The last three segments are lost: the probe resends the last, its SACK shows the two
+    // before it were sent earlier and not delivered, and RACK marks them lost after the
+    // reordering window (one SACKed segment is below DupThresh, so the window is min_RTT/4).
+    let drop_tail = |_: usize, p: &Packet| p.seq >= 97 && !p.has(FLAG_RETRANSMIT);
+    let (r, s) = transfer_with(&rack(false), 100, drop_tail);
+    assert_eq!(r.delivered_bytes(), 100 * 1448);
+    assert_eq!(s.stats().timeouts, 1);
+    let (r, s) = transfer_with(&rack(true), 100, drop_tail);
+    assert_eq!(r.delivered_bytes(), 100 * 1448);
+    let st = s.stats();
+    assert_eq!((st.timeouts, st.tlp_probes, st.retransmits, st.rack_losses), (0, 1, 3, 2));
+}
+
+#[test]
+fn the_reordering_window_holds_back_a_loss_until_it_passes() {
+    // One SACKed segment above a hole: RFC 6675 would wait for two more; RACK marks the hole
+    // lost once min_RTT/4 has passed since the SACKed segment's delivery showed it overdue.
+    let c = TcpConfig { timestamps: true, ..rack(true) };
+    let (mut s, _) = started(&c); // 0..9 sent at 0 ms
+    let mut out = Vec::new();
+    let mut a = ack(1);
+    a.sent_at = ms(0);
+    s.on_ack(&c, ms(40), &a, &mut out); // RTT 40 ms
+    let mut a = sack_ack(1, &[(2, 3)]);
+    a.sent_at = ms(0);
+    out.clear();
+    s.on_ack(&c, ms(41), &a, &mut out);
+    assert!(!s.in_recovery(), "segment 1 is inside the reordering window");
+    let reo = s.next_wakeup().unwrap();
+    // Segment 1's send time (0) + RACK.rtt (segment 2's, 41 ms) + min_RTT/4 (10 ms).
+    assert_eq!(reo, ms(51));
+    out.clear();
+    s.on_timer(&c, reo, &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(seqs(&out).first(), Some(&1), "segment 1 resent first");
+    assert_eq!(s.stats().rack_losses, 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn rack_tlp_delivers_everything_exactly_once(
+        delayed in any::<bool>(),
+        prr in any::<bool>(),
+        keep_sack in any::<bool>(),
+        timestamps in any::<bool>(),
+        drops in prop::collection::vec(0usize..400, 0..25),
+    ) {
+        let c = TcpConfig {
+            delayed_ack: DelayedAck { count: if delayed { 2 } else { 1 }, timeout: Dur::from_millis(200) },
+            recovery: if prr { Recovery::Prr } else { Recovery::Classic },
+            keep_sack_after_timeout: keep_sack,
+            timestamps,
+            ..rack(true)
+        };
+        let (r, s) = transfer(&c, 300, &drops);
+        prop_assert_eq!(r.delivered_bytes(), 300 * 1448);
+        prop_assert!(s.is_complete());
+    }
 }

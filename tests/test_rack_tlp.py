@@ -1,0 +1,72 @@
+"""RACK-TLP (RFC 8985) in the live run's simulated twin (`profile = "linux"`, docs/live.md).
+
+Measured before RACK-TLP was modelled (seed 1, 30 s, 5 s warm-up): every timeout of the twin came
+in fast recovery after the head's retransmission was dropped again (droptail 6, CoDel 4); the
+kernel had none. With `rack_tlp` (the Linux profile's default since) CoDel has none, drop-tail
+still 4, but drop-tail resends 67 segments instead of 154 (kernel: 55).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import aqmlab
+import pytest
+from aqmlab.live import simulated_twin
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation" / "live"))
+from compare import QUEUES, scenario  # noqa: E402  (the scenario docs/live.md's table runs)
+
+# The kernel's side of docs/live.md's table (Linux 6.18, 2026-11-28): drop %, timeouts.
+KERNEL = {"droptail (100 pkts)": (0.26, 0), "codel": (0.90, 0)}
+
+
+def twin(name: str, rack_tlp: bool):
+    sc = simulated_twin(scenario(QUEUES[name], "30s", 4, "cubic"))
+    for group in sc["flows"]:
+        group["rack_tlp"] = rack_tlp
+    return aqmlab.run(sc)
+
+
+def run_both(name: str):
+    on, off = twin(name, True), twin(name, False)
+    return on, off, {k: int(r.flows["timeouts"].sum()) for k, r in (("on", on), ("off", off))}
+
+
+def test_rack_tlp_removes_codels_timeouts_as_the_kernel_has_none() -> None:
+    """Seeds 1-3 without RACK-TLP: 4, 4, 3 timeouts; with it 0, 0, 0 (and under RED, PIE and
+    FQ-PIE too); kernel 0. Each was a lost retransmission that RACK finds from later segments."""
+    on, off, timeouts = run_both("codel")
+    assert timeouts["off"] >= 3 and timeouts["on"] == 0, timeouts
+    assert int(on.flows["rack_losses"].sum()) > 0
+    check_goodput_and_drops(on, off, "codel")
+
+
+def test_rack_tlp_resends_about_one_segment_per_drop_behind_droptail() -> None:
+    """Behind drop-tail the twin resent 154 segments for 43 drops (3.6x; the kernel 55 for about
+    50): each timeout marked the whole flight lost, segments still queued included. RACK marks only
+    the overdue ones (RFC 8985 §6.3). The timeouts themselves stay (seeds 1-3: 6, 3, 2 without,
+    4, 4, 6 with; kernel 0): nothing sent after the lost retransmission had been SACKed when the
+    timer fired, so RACK had nothing to go on (docs/live.md)."""
+    on, off, _ = run_both("droptail (100 pkts)")
+    drops_on, drops_off = (int(r.queues.iloc[0]["drops"]) for r in (on, off))
+    retrans_on, retrans_off = (int(r.flows["retransmits"].sum()) for r in (on, off))
+    assert retrans_off > 2 * drops_off, (retrans_off, drops_off)
+    assert retrans_on <= 1.25 * drops_on, (retrans_on, drops_on)
+    check_goodput_and_drops(on, off, "droptail (100 pkts)")
+
+
+def check_goodput_and_drops(on, off, name: str) -> None:
+    """Goodput unchanged, and the drop rate near the kernel's (within 25 %, as test_live checks)."""
+    assert abs(on.aggregate["goodput_bps"] / off.aggregate["goodput_bps"] - 1) < 0.02
+    kernel_drop_pct, _ = KERNEL[name]
+    drop_pct = on.queues.iloc[0]["drop_rate"] * 100
+    assert abs(drop_pct / kernel_drop_pct - 1) < 0.25, (drop_pct, kernel_drop_pct)
+
+
+def test_rack_tlp_is_off_outside_the_linux_profile() -> None:
+    flow = {"kind": "tcp", "variant": "sack"}
+    sc = {"run": {"duration": "1s"}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+          "queue": {"kind": "droptail"}, "flows": [flow]}
+    assert aqmlab.validate(sc)["flows"][0]["rack_tlp"] is False
