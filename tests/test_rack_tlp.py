@@ -2,8 +2,8 @@
 
 Measured before RACK-TLP was modelled (seed 1, 30 s, 5 s warm-up): every timeout of the twin came
 in fast recovery after the head's retransmission was dropped again (droptail 6, CoDel 4); the
-kernel had none. With `rack_tlp` (the Linux profile's default since) CoDel has none, drop-tail
-still 4, but drop-tail resends 67 segments instead of 154 (kernel: 55).
+kernel had none. With `rack_tlp` (the Linux profile's default since) neither has any, and
+drop-tail resends 67 segments instead of 154 (kernel: 55).
 """
 
 from __future__ import annotations
@@ -43,13 +43,15 @@ def test_rack_tlp_removes_codels_timeouts_as_the_kernel_has_none() -> None:
     check_goodput_and_drops(on, off, "codel")
 
 
-def test_rack_tlp_resends_about_one_segment_per_drop_behind_droptail() -> None:
-    """Behind drop-tail the twin resent 154 segments for 43 drops (3.6x; the kernel 55 for about
-    50): each timeout marked the whole flight lost, segments still queued included. RACK marks only
-    the overdue ones (RFC 8985 §6.3). The timeouts themselves stay (seeds 1-3: 6, 3, 2 without,
-    4, 4, 6 with; kernel 0): nothing sent after the lost retransmission had been SACKed when the
-    timer fired, so RACK had nothing to go on (docs/live.md)."""
-    on, off, _ = run_both("droptail (100 pkts)")
+def test_rack_tlp_removes_droptails_timeouts_and_resends_one_segment_per_drop() -> None:
+    """Behind drop-tail the twin timed out 6 times (seeds 2, 3: 3, 2) and resent 154 segments for
+    43 drops (3.6x; the kernel 55 for about 50): each timeout marked the whole flight lost,
+    segments still queued included. RACK marks only the overdue ones (RFC 8985 §6.3) and, with
+    the timer restarted when the head is resent (as Linux does), finds the lost retransmission
+    before the timer fires: seeds 1-3 give 0 timeouts, 67, 73, 57 retransmissions for 67, 72, 57
+    drops."""
+    on, off, timeouts = run_both("droptail (100 pkts)")
+    assert timeouts["off"] >= 3 and timeouts["on"] == 0, timeouts
     drops_on, drops_off = (int(r.queues.iloc[0]["drops"]) for r in (on, off))
     retrans_on, retrans_off = (int(r.flows["retransmits"].sum()) for r in (on, off))
     assert retrans_off > 2 * drops_off, (retrans_off, drops_off)

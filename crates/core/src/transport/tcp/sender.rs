@@ -52,7 +52,8 @@
 //!   its tail loss probe (`rack_tlp.rs`; `sender/rack.rs` wires it in): a segment is lost once
 //!   one sent after it is delivered and the reordering window has passed, so lost
 //!   retransmissions are found without a timeout; recovery starts when RACK marks a loss; a
-//!   timeout marks only the overdue segments lost (§6.3), not all outstanding.
+//!   timeout marks only the overdue segments lost (§6.3), not all outstanding. As in Linux
+//!   (not RFC 6298 (5.1)), resending `snd_una` restarts the retransmission timer.
 
 mod bbr;
 mod ns3_nosack;
@@ -964,6 +965,11 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, out: &mut Vec<Packet>) {
+        if self.rack.is_some() && seq == self.snd_una {
+            // With RACK, resending the head restarts the timer (Linux's `tcp_xmit_retransmit_queue`,
+            // not RFC 6298 (5.1)): RACK gets a full RTO to see a later segment delivered.
+            self.rto_at = Time::NEVER;
+        }
         self.timed = None; // Karn: nothing in flight may be timed once anything is resent
         self.stats.retransmits += 1;
         if let Some(rexmits) = self.ns3_rexmits.as_deref_mut() {
