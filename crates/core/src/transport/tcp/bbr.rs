@@ -18,14 +18,16 @@
 //!   17 Mb/s), rounded up to even, +2 in the 1.25 phase; the draft adds 3·SendQuantum the same way;
 //! * the random start phase of PROBE_BW is drawn from the 7 phases other than 0.75
 //!   (`bbr_reset_probe_bw_mode`), from the flow's seeded stream so runs are deterministic;
-//! * loss recovery (`bbr_set_cwnd_to_recover_or_restore`): on entering recovery cwnd =
+//! * loss recovery (`bbr_set_cwnd_to_recover_or_restore`): each ACK first takes the segments it
+//!   got marked lost off cwnd (`rs->losses`, RACK's marks); on entering recovery cwnd =
 //!   in-flight + newly delivered and packet conservation for one round, cwnd restored to the
 //!   pre-recovery value (`prior_cwnd`) on leaving recovery or a timeout's loss state; BBR keeps no
-//!   ssthresh (the sender's cut to ssthresh is a no-op for BBR, `loss_ssthresh` returns cwnd).
+//!   ssthresh (the sender's cut to ssthresh is a no-op for BBR, `loss_ssthresh` returns cwnd);
+//!   a loss also ends the 1.25 probing phase once it has lasted a min RTT.
 //!
-//! Not modelled (docs/bbr.md): the long-term bandwidth (policer) estimator `lt_bw`, `rs->losses`
-//! (the per-ACK cwnd cut by newly marked losses: the sender's scoreboard does not report them; the
-//! conservation rule still applies), the restart-from-idle pacing (`CA_EVENT_TX_START`), the
+//! Not modelled (docs/bbr.md): the long-term bandwidth (policer) estimator `lt_bw`, losses
+//! without RACK (`rack_tlp = false`: RFC 6675's marks are not counted in `rs->losses`), the
+//! restart-from-idle pacing (`CA_EVENT_TX_START`), the
 //! delayed-ACK test on min-RTT samples (`is_ack_delayed`), and spurious-recovery undo. Arithmetic
 //! is floating point, not the kernel's 24-bit fixed point of bandwidth.
 
@@ -90,6 +92,9 @@ pub(crate) struct AckView {
     pub srtt: Option<Dur>,
     /// The pacing clock's next departure (`tcp_wstamp_ns`).
     pub next_departure: Time,
+    /// Segments newly marked lost while this ACK was processed (`rs->losses`); RACK's marks, the
+    /// only ones Linux makes with RACK on (0 with `rack_tlp = false`, docs/bbr.md).
+    pub losses: u32,
 }
 
 /// Kathleen Nichols' windowed max of three samples (Linux lib/minmax.c), time in rounds.
@@ -353,7 +358,7 @@ impl Bbr {
     }
 
     /// `bbr_is_next_cycle_phase`: 1.0 phases last one min RTT; 1.25 lasts until in-flight
-    /// reaches 1.25·BDP (or a loss, not modelled); 0.75 ends early once in-flight ≤ BDP.
+    /// reaches 1.25·BDP or a loss is found; 0.75 ends early once in-flight ≤ BDP.
     fn is_next_cycle_phase(&self, a: &AckView) -> bool {
         let min_rtt = self.min_rtt.unwrap_or(Dur(u64::MAX));
         let full_length = self.rate.delivered_time.saturating_since(self.cycle_stamp) > min_rtt;
@@ -365,7 +370,7 @@ impl Bbr {
         let inflight = self.packets_in_net_at_edt(a, prior_in_flight);
         let bw = self.bw.get();
         if self.pacing_gain > 1.0 {
-            return full_length && inflight >= self.inflight(bw, self.pacing_gain);
+            return full_length && (a.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain));
         }
         full_length || inflight <= self.inflight(bw, 1.0)
     }
@@ -559,6 +564,10 @@ impl Bbr {
         let (prev, state) = (self.prev_ca_state, a.ca_state);
         let acked = a.rs.acked_sacked;
         let mut cwnd = self.cwnd;
+        // An ACK for P segments releases at most 2P: the newly lost come off first.
+        if a.losses > 0 {
+            cwnd = cwnd.saturating_sub(a.losses).max(1);
+        }
         if state == CaState::Recovery && prev != CaState::Recovery {
             self.packet_conservation = true;
             self.next_rtt_delivered = self.rate.delivered; // a round starts now
@@ -620,6 +629,40 @@ mod tests {
         }
         assert!(!seen[1], "0.75 is never the start phase");
         assert!(seen.iter().enumerate().all(|(i, &s)| s || i == 1), "the other 7 all occur: {seen:?}");
+    }
+
+    fn view(ca_state: CaState, inflight: u32, losses: u32) -> AckView {
+        let rs = RateSample { delivered: None, interval: Dur::ZERO, prior_delivered: 0, is_app_limited: false, acked_sacked: 2, rtt: None };
+        AckView { now: Time::ZERO, rs, ca_state, inflight, cwnd: 40, srtt: None, next_departure: Time::ZERO, losses }
+    }
+
+    #[test]
+    fn an_acks_losses_come_off_cwnd_before_recovery_sets_it() {
+        let mut b = Bbr::new(Time::ZERO, 10, 1448, 1);
+        b.cwnd = 40;
+        assert_eq!(b.recover_or_restore(&view(CaState::Open, 30, 3)), (37, false), "40 - 3 lost");
+        assert_eq!(b.recover_or_restore(&view(CaState::Open, 30, 0)), (40, false), "no loss, no cut");
+        // Entering recovery: in flight + delivered, held by packet conservation.
+        assert_eq!(b.recover_or_restore(&view(CaState::Recovery, 30, 3)), (32, true));
+        // A loss of everything cannot take cwnd below 1.
+        b.prev_ca_state = CaState::Open;
+        b.packet_conservation = false;
+        assert_eq!(b.recover_or_restore(&view(CaState::Open, 0, 99)).0, 1);
+    }
+
+    #[test]
+    fn a_loss_ends_the_probing_phase_once_it_has_lasted_a_min_rtt() {
+        let mut b = Bbr::new(Time::ZERO, 10, 1448, 1);
+        b.mode = Mode::ProbeBw;
+        b.pacing_gain = 1.25;
+        b.cycle_idx = 0;
+        b.min_rtt = Some(Dur::from_millis(40));
+        b.bw.reset(0, 1000.0); // 1000 segments/s: 1.25 BDP ≈ 50 + quanta, far above 10 in flight
+        b.rate.delivered_time = Time(50_000_000);
+        assert!(!b.is_next_cycle_phase(&view(CaState::Open, 10, 0)), "below 1.25 BDP, no loss: keep probing");
+        assert!(b.is_next_cycle_phase(&view(CaState::Open, 10, 1)), "a loss after a min RTT ends it");
+        b.rate.delivered_time = Time(30_000_000);
+        assert!(!b.is_next_cycle_phase(&view(CaState::Open, 10, 1)), "not before a min RTT has passed");
     }
 
     #[test]

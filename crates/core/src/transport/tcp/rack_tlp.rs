@@ -70,6 +70,8 @@ pub struct RackTlp {
     tlp_is_retrans: bool,
     /// New data went out since the PTO was last considered (§7.2: a reason to restart it).
     restart_pto: bool,
+    /// Segments marked lost while the last ACK was processed (BBR's `rs->losses`).
+    pub lost_on_last_ack: u32,
 }
 
 /// What a RACK pass on an ACK found.

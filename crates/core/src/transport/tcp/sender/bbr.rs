@@ -52,9 +52,10 @@ impl TcpSender {
         let cwnd = self.cwnd.round().max(1.0) as u32;
         let srtt = self.rtt.srtt();
         let next_departure = self.pacer.as_deref().map_or(now, |p| p.next_release());
+        let losses = self.rack.as_deref().map_or(0, |r| r.lost_on_last_ack);
         let b = self.cc.bbr_mut().expect("checked above");
         let rs = b.rate.on_ack(now, ack.ack, ack.sack_blocks(), b.min_rtt());
-        let view = AckView { now, rs, ca_state, inflight, cwnd, srtt, next_departure };
+        let view = AckView { now, rs, ca_state, inflight, cwnd, srtt, next_departure, losses };
         self.cwnd = f64::from(b.on_ack(&view));
         let rate = b.pacing_rate();
         if let Some(p) = self.pacer.as_deref_mut() {

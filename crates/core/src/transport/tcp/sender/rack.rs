@@ -35,6 +35,7 @@ impl TcpSender {
         let pure_dupack = !new_data && ack.ack == self.snd_una && ack.sack_len == 0;
         let probe_repaired_a_loss = rack.tlp_process_ack(ack.ack, pure_dupack);
         let found = rack.detect_loss(now, self.scoreboard.as_deref(), inputs);
+        rack.lost_on_last_ack = found.newly_lost;
         self.stats.rack_losses += found.newly_lost;
         if probe_repaired_a_loss && !self.in_recovery && self.timeout_recover == 0 {
             self.tlp_loss_response(cfg);
