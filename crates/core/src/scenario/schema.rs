@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::units::{Bytes, Duration, Rate, ScheduledRate, WindowCap};
-use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, LedbatVariant, Recovery, RttHintSource, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, LedbatVariant, Recovery, RtoFormula, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -374,6 +374,9 @@ pub struct FlowParams {
     /// Minimum RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rto: Option<Duration>,
+    /// `"rfc6298"` or `"linux"`: what `min_rto` bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_formula: Option<RtoFormula>,
     /// RTO before the first RTT sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_rto: Option<Duration>,

@@ -32,6 +32,19 @@ pub enum Recovery {
     Prr,
 }
 
+/// How `min_rto` bounds the retransmission timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFormula {
+    /// RFC 6298 (2.3)–(2.4): RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)).
+    #[default]
+    Rfc6298,
+    /// Linux: RTO = SRTT + max(min_rto, 4·RTTVAR). `tcp_rtt_estimator` never lets `rttvar_us`
+    /// fall below `tcp_rto_min` and `__tcp_set_rto` adds it to SRTT, so a steady path still
+    /// waits SRTT + 200 ms, where RFC 6298's bound lets the RTO shrink to 200 ms.
+    Linux,
+}
+
 /// When duplicate ACKs may start another fast retransmit after a loss recovery or a timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -112,6 +125,8 @@ pub struct TcpConfig {
     pub delayed_ack: DelayedAck,
     /// Lower bound on the retransmission timeout (RFC 6298 (2.4) recommends 1 s).
     pub min_rto: Dur,
+    /// Whether `min_rto` bounds the whole RTO (RFC 6298) or its variance term (Linux).
+    pub rto_formula: RtoFormula,
     /// RTO before any RTT sample (RFC 6298 (2.1): 1 s; older stacks 3 s).
     pub initial_rto: Dur,
     /// Upper bound on the (backed-off) RTO.
@@ -199,6 +214,7 @@ impl Default for TcpConfig {
             max_window: u32::MAX / 2,
             delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) },
             min_rto: Dur::from_millis(1000),
+            rto_formula: RtoFormula::Rfc6298,
             initial_rto: Dur::from_millis(1000),
             max_rto: Dur::from_millis(60_000),
             timer_granularity: Dur::from_millis(1),

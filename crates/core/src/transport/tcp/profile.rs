@@ -3,7 +3,7 @@
 //! defaults) or `"ns2"` (ns-2.35's `ns-default.tcl`). A profile only changes defaults: every key a
 //! scenario sets explicitly wins. Sources for each value are in docs/tcp-profiles.md.
 
-use super::config::{DelayedAck, FastRetransmitGuard, Recovery, TcpConfig, TcpVariant};
+use super::config::{DelayedAck, FastRetransmitGuard, Recovery, RtoFormula, TcpConfig, TcpVariant};
 use super::CongestionControl;
 use crate::engine::Dur;
 
@@ -68,6 +68,7 @@ impl TcpProfile {
                 max_window: (6_291_456 / 1448) as u32, // see receive_window_bytes
                 delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(40) }, // TCP_DELACK_MIN
                 min_rto: Dur::from_millis(200),   // TCP_RTO_MIN
+                rto_formula: RtoFormula::Linux,   // rttvar_us >= tcp_rto_min, RTO = srtt + rttvar
                 initial_rto: Dur::from_millis(1000), // TCP_TIMEOUT_INIT
                 max_rto: Dur::from_millis(120_000), // TCP_RTO_MAX
                 timer_granularity: Dur::from_millis(1),

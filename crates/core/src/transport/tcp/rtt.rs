@@ -5,7 +5,7 @@
 //! backoff (5.5) is kept as a shift applied on top of the computed RTO, and is cleared by the next
 //! valid sample, so the backed-off value persists until then (RFC 6298 (5.7) note).
 
-use super::TcpConfig;
+use super::{RtoFormula, TcpConfig};
 use crate::engine::Dur;
 
 /// SRTT/RTTVAR state and the current backoff.
@@ -42,11 +42,16 @@ impl RttEstimator {
         self.backoff = self.backoff.saturating_add(1).min(32);
     }
 
-    /// The RTO to arm now: SRTT + max(G, 4·RTTVAR) (2.3), or the initial RTO (2.1); clamped to
-    /// [min_rto (2.4), max_rto (2.5)]; then doubled per timeout (5.5), never beyond max_rto.
+    /// The RTO to arm now: SRTT + max(G, 4·RTTVAR) (2.3) (with `RtoFormula::Linux`, SRTT +
+    /// max(G, min_rto, 4·RTTVAR)), or the initial RTO (2.1); clamped to [min_rto (2.4), max_rto
+    /// (2.5)]; then doubled per timeout (5.5), never beyond max_rto.
     pub fn rto(&self, cfg: &TcpConfig) -> Dur {
         let base = if self.has_sample {
-            self.srtt + cfg.timer_granularity.0.max(4 * self.rttvar)
+            let variance = match cfg.rto_formula {
+                RtoFormula::Rfc6298 => 4 * self.rttvar,
+                RtoFormula::Linux => (4 * self.rttvar).max(cfg.min_rto.0),
+            };
+            self.srtt + cfg.timer_granularity.0.max(variance)
         } else {
             cfg.initial_rto.0
         };
@@ -62,5 +67,37 @@ impl RttEstimator {
     /// Consecutive timeouts since the last valid sample.
     pub fn backoff(&self) -> u8 {
         self.backoff
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settled(ms: u64) -> RttEstimator {
+        let mut e = RttEstimator::default();
+        for _ in 0..100 {
+            e.sample(Dur::from_millis(ms));
+        }
+        e
+    }
+
+    #[test]
+    fn rfc6298_bounds_the_whole_rto_and_linux_only_its_variance_term() {
+        let rfc = TcpConfig { min_rto: Dur::from_millis(200), ..TcpConfig::default() };
+        let linux = TcpConfig { rto_formula: RtoFormula::Linux, ..rfc.clone() };
+        // A steady 150 ms path: RTTVAR has decayed to nothing.
+        let e = settled(150);
+        assert_eq!(e.rto(&rfc), Dur::from_millis(200), "RFC 6298: max(min_rto, SRTT + G)");
+        assert_eq!(e.rto(&linux), Dur::from_millis(350), "Linux: SRTT + tcp_rto_min");
+        // Where 4·RTTVAR exceeds min_rto the two agree.
+        let mut v = RttEstimator::default();
+        v.sample(Dur::from_millis(1000)); // RTTVAR = 500 ms
+        assert_eq!(v.rto(&rfc), v.rto(&linux));
+        assert_eq!(v.rto(&linux), Dur::from_millis(3000));
+        // Backoff doubles either.
+        let mut b = settled(150);
+        b.back_off();
+        assert_eq!(b.rto(&linux), Dur::from_millis(700));
     }
 }
