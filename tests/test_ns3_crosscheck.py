@@ -641,6 +641,49 @@ def test_default_flightsize_reduction_with_sack_meets_the_criteria(compared, rfc
         _assert_agrees(metric, ours, theirs.ns3)
 
 
+# ---------------------------------------------------------------- BBR (docs/bbr.md)
+#
+# ns-3 3.44's `TcpBbr` (its port of Linux's BBR v1) against aqmlab's `bbr`, 4 flows, 10 Mb/s / 20 ms,
+# 30-s runs, seeds 1-3 (`ns3ref.BBR_SCENARIOS`), without RACK-TLP on either side (ns-3 has none).
+# The criteria are the grid's above (goodput 3 %, drops 25 %, timeouts 30 % or 3 per run), fixed
+# before BBR was first compared; where they fail the measured gap is recorded.
+
+# First run (2026-11-29; aqmlab : ns-3, means over seeds 1-3): drop-tail meets every criterion
+# (goodput 1.003, drops 0.930, RTO expiries 24 : 30 per run, mean queue 1.005); under CoDel
+# aqmlab drops and queues more, under FQ-CoDel less, and ns-3 times out 2.6x as often there.
+# Unexplained so far (docs/bbr.md).
+BBR_GAPS = {
+    ("bbr_4flows_codel", "drops"): "drop rate 13.7 : 8.4 % (1.63x), mean queue 38.3 : 29.5 packets, "
+                                   "retransmissions 3971 : 1955 per run",
+    ("bbr_4flows_fq_codel", "goodput"): "goodput 9.55 : 9.15 Mb/s (1.043): ns-3's flows spend longer in timeouts",
+    ("bbr_4flows_fq_codel", "drops"): "drop rate 5.7 : 9.1 % (0.62x), mean queue 13.6 : 24.0 packets",
+    ("bbr_4flows_fq_codel", "timeouts"): "RTO expiries 23.7 : 61 per run (0.39x)",
+}
+
+
+def _bbr_params():
+    for name in ns3ref.BBR_SCENARIOS:
+        for metric in ("goodput", "drops", "timeouts"):
+            gap = BBR_GAPS.get((name, metric))
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            yield pytest.param(name, metric, marks=marks, id=f"{name}-{metric}")
+
+
+def test_bbr_renders_on_both_sides() -> None:
+    s = ns3ref.BBR_SCENARIOS["bbr_4flows_fifo"]
+    flows = s.aqmlab_scenario()["flows"]
+    assert {(f["congestion_control"], f["rack_tlp"], f["keep_sack_after_timeout"]) for f in flows} == {("bbr", False, True)}
+    assert "--tcpPerFlow=Bbr,Bbr,Bbr,Bbr" in s.ns3_args()
+    with pytest.raises(ValueError, match="needs sack=True"):
+        ns3ref.MatchedScenario("bad", "fifo", n_tcp=1, sack=False, tcp_per_flow=("bbr",))
+
+
+@pytest.mark.parametrize(("name", "metric"), list(_bbr_params()))
+def test_bbr_meets_the_criteria_against_ns3s_bbr(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.BBR_SCENARIOS[name])
+    _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
 # ---------------------------------------------------------------- LEDBAT (docs/ledbat.md)
 #
 # ns-3 3.44's `TcpLedbat` at its defaults against aqmlab's `congestion_control = "ledbat"` (variant

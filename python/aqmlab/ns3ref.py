@@ -57,10 +57,13 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "COBALT_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "BBR_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "COBALT_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
+
+# `MatchedScenario.tcp_per_flow`'s names and the ns-3 SocketType each selects (dumbbell.cc adds "ns3::Tcp").
+PER_FLOW_NS3_TYPE = {"newreno": "NewReno", "ledbat": "Ledbat", "bbr": "Bbr"}
 
 DATA_HEADER = 54  # IP 20 + TCP 20 + timestamp option 12 + PPP 2
 UDP_HEADER = 30  # IP 20 + UDP 8 + PPP 2
@@ -121,8 +124,10 @@ class MatchedScenario:
     # both directions of the bottleneck change to the rate (aqmlab ``rate_schedule``, ns-3
     # ``--rateChanges``). ``rate_bps`` is the rate from time 0.
     rate_changes: tuple[tuple[float, float], ...] = ()
-    # One congestion control per TCP flow, "newreno" or "ledbat" (ns-3 `TcpLedbat` at its defaults
-    # against aqmlab's `congestion_control = "ledbat"`, `ledbat_variant = "ns3"`); empty: all NewReno.
+    # One congestion control per TCP flow, "newreno", "ledbat" (ns-3 `TcpLedbat` at its defaults
+    # against aqmlab's `congestion_control = "ledbat"`, `ledbat_variant = "ns3"`) or "bbr" (ns-3
+    # `TcpBbr`, which turns pacing on itself, against aqmlab's `bbr` without RACK-TLP, which ns-3
+    # 3.44 lacks; SACK only); empty: all NewReno.
     # ns-3: dumbbell.cc's `--tcpPerFlow`, which sets each sender node's SocketType.
     tcp_per_flow: tuple[str, ...] = ()
 
@@ -147,9 +152,11 @@ class MatchedScenario:
         if self.nonlinear and self.queue != "red":
             raise ValueError("nonlinear: Nonlinear RED needs queue = \"red\"")
         if self.tcp_per_flow and (len(self.tcp_per_flow) != self.n_tcp
-                                  or set(self.tcp_per_flow) - {"newreno", "ledbat"} or self.profile):
-            raise ValueError(f"tcp_per_flow: one of \"newreno\" / \"ledbat\" per TCP flow ({self.n_tcp}), "
-                             f"without a profile, got {self.tcp_per_flow}")
+                                  or set(self.tcp_per_flow) - set(PER_FLOW_NS3_TYPE) or self.profile):
+            raise ValueError(f"tcp_per_flow: one of {' / '.join(map(repr, PER_FLOW_NS3_TYPE))} per TCP flow "
+                             f"({self.n_tcp}), without a profile, got {self.tcp_per_flow}")
+        if "bbr" in self.tcp_per_flow and not self.sack:
+            raise ValueError("tcp_per_flow: \"bbr\" needs sack=True (aqmlab's BBR runs on SACK recovery)")
         if not 0 <= self.late_flows < self.n_tcp:
             raise ValueError(f"late_flows: must be in [0, n_tcp), got {self.late_flows}")
         if len(self.access_delays_ms) not in (1, self.n_tcp):
@@ -238,6 +245,13 @@ class MatchedScenario:
             if cc == "ledbat":
                 # ns-3's TcpLedbat at its attribute defaults, which are aqmlab's ledbat defaults.
                 flow.update({"congestion_control": "ledbat", "ledbat_variant": "ns3"})
+            elif cc == "bbr":
+                # ns-3 3.44 has no RACK-TLP, and keeps the SACK scoreboard after a timeout
+                # (`SetSentListLost(resetSack = !sack)`); without that aqmlab's go-back-N resent
+                # whole BBR flights (6.5 Mb/s and 12-20 % drops behind drop-tail, ns-3 9.7 and 2-6 %).
+                # BBR sets no ssthresh, so ns-3's pipe-halving rule has nothing to change.
+                flow.pop("ssthresh_from_pipe", None)
+                flow.update({"congestion_control": "bbr", "rack_tlp": False, "keep_sack_after_timeout": True})
         if self.udp_rate_bps:
             wire = self.udp_payload + UDP_HEADER
             flows.append({"kind": "udp-cbr", "rate": f"{self.udp_rate_bps * wire / self.udp_payload}bps",
@@ -299,7 +313,7 @@ class MatchedScenario:
             args += ["--nUdp=1", f"--udpRate={self.udp_rate_bps:.0f}bps", f"--udpPktSize={self.udp_payload}",
                      "--udpStart=0", "--udpAccessDelay=1"]
         if self.tcp_per_flow:
-            args.append("--tcpPerFlow=" + ",".join({"newreno": "NewReno", "ledbat": "Ledbat"}[c] for c in self.tcp_per_flow))
+            args.append("--tcpPerFlow=" + ",".join(PER_FLOW_NS3_TYPE[c] for c in self.tcp_per_flow))
         if self.rate_changes:
             if any(r == 0 for _, r in self.rate_changes):
                 raise ValueError(f"{self.name}: a rate of 0 (a link outage) has no ns-3 counterpart: "
@@ -408,6 +422,16 @@ LEDBAT_SCENARIOS = {
                         duration_s=120.0, warmup_s=20.0),
         MatchedScenario("ledbat_vs_newreno_fifo", "fifo", n_tcp=2, queue_limit=200, tcp_per_flow=("newreno", "ledbat"),
                         duration_s=120.0, warmup_s=20.0),
+    ]
+}
+
+# BBR v1 (docs/bbr.md): 4 flows of ns-3's `TcpBbr` against aqmlab's `bbr` on the matched TCP (SACK,
+# classic recovery, delayed ACKs, 1 s min RTO), behind drop-tail, CoDel and FQ-CoDel, 30-s runs.
+BBR_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario(f"bbr_4flows_{queue}", queue, n_tcp=4, tcp_per_flow=("bbr",) * 4, duration_s=30.0, warmup_s=5.0)
+        for queue in ("fifo", "codel", "fq_codel")
     ]
 }
 
