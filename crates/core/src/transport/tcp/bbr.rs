@@ -27,9 +27,9 @@
 //!
 //! Not modelled (docs/bbr.md): the long-term bandwidth (policer) estimator `lt_bw`, losses
 //! without RACK (`rack_tlp = false`: RFC 6675's marks are not counted in `rs->losses`), the
-//! restart-from-idle pacing (`CA_EVENT_TX_START`), the
-//! delayed-ACK test on min-RTT samples (`is_ack_delayed`), and spurious-recovery undo. Arithmetic
-//! is floating point, not the kernel's 24-bit fixed point of bandwidth.
+//! restart-from-idle pacing (`CA_EVENT_TX_START`), the delayed-ACK test on min-RTT samples
+//! (`is_ack_delayed`), and spurious-recovery undo. Arithmetic is floating point, not the
+//! kernel's 24-bit fixed point of bandwidth.
 
 use super::rate_sample::{RateSample, RateSampler};
 use crate::engine::{Dur, Time};
