@@ -77,13 +77,3 @@ def test_rack_tlp_is_off_outside_the_linux_profile() -> None:
           "queue": {"kind": "droptail"}, "flows": [flow]}
     assert aqmlab.validate(sc)["flows"][0]["rack_tlp"] is False
 
-
-def test_the_linux_profile_bounds_the_rto_variance_term_and_others_the_rto() -> None:
-    sc = {"run": {"duration": "1s"}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
-          "queue": {"kind": "droptail"}, "flows": [{"kind": "tcp"}, {"kind": "tcp", "profile": "linux"},
-                                                   {"kind": "tcp", "profile": "ns3"}]}
-    shown = [f["rto_formula"] for f in aqmlab.validate(sc)["flows"]]
-    assert shown == ["rfc6298", "linux", "rfc6298"]
-    sc["flows"] = [{"kind": "tcp", "rto_formula": "bsd"}]
-    with pytest.raises(aqmlab.ScenarioError, match="rto_formula"):
-        aqmlab.validate(sc)

@@ -230,3 +230,14 @@ def test_hystart_leaves_slow_start_before_the_buffer_overflows() -> None:
     assert peak["off"] > 1000 and peak["on"] < 500, peak
     # The flow table says which way slow start ended.
     assert (on.flows.iloc[0]["hystart_exits"], off.flows.iloc[0]["hystart_exits"]) == (1, 0)
+
+
+def test_the_linux_profile_bounds_the_rto_variance_term_and_others_the_rto() -> None:
+    sc = {"run": {"duration": "1s"}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+          "queue": {"kind": "droptail"}, "flows": [{"kind": "tcp"}, {"kind": "tcp", "profile": "linux"},
+                                                   {"kind": "tcp", "profile": "ns3"}]}
+    shown = [f["rto_formula"] for f in aqmlab.validate(sc)["flows"]]
+    assert shown == ["rfc6298", "linux", "rfc6298"]
+    sc["flows"] = [{"kind": "tcp", "rto_formula": "bsd"}]
+    with pytest.raises(aqmlab.ScenarioError, match="rto_formula"):
+        aqmlab.validate(sc)
