@@ -191,6 +191,22 @@ def test_output_directory_that_is_empty_root_or_the_current_one_is_refused(out: 
     assert list(work.iterdir()) == [], "results were written into the current directory"
 
 
+@pytest.mark.parametrize("out", ["", "/", ".", ".."])
+@pytest.mark.parametrize("command", ["sweep", "suite", "repro fpq", "repro tsq"])
+def test_every_writing_command_refuses_an_empty_root_or_current_output_directory(command: str, out: str,
+                                                                                small_scenario: Path,
+                                                                                tmp_path: Path) -> None:
+    # `sweep --out /` wrote sweep.csv, sweep.parquet and runs/ into the filesystem root; `repro --out ''`
+    # wrote into the current directory.
+    work = tmp_path / "work"
+    work.mkdir()
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'base = "{small_scenario}"\n[sweep]\n"run.seed" = [1, 2]\n')
+    args = {"sweep": ["sweep", str(grid)], "suite": ["suite", "rfc7928", "--quick"]}.get(command, command.split())
+    check_one_line_error(run_cli(*args, "--out", out, cwd=work), ["--out"])
+    assert list(work.iterdir()) == [], "results were written into the current directory"
+
+
 def test_output_directory_that_is_not_utf8_is_refused(small_scenario: Path, tmp_path: Path) -> None:
     # Was a UnicodeEncodeError traceback from pyarrow after the run.
     out = os.fsdecode(os.fsencode(tmp_path) + b"/r\xe9sultats")

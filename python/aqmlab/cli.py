@@ -21,6 +21,7 @@ from . import api
 from .exceptions import AqmlabError, ScenarioError
 from .library import builtin_names, builtin_path, builtin_summary
 from .metrics import jain_by_kind
+from .output import refuse_unsafe_location
 from .scenario_keys import with_overrides
 
 
@@ -352,8 +353,8 @@ def suite(suite_name: str, aqms: tuple[str, ...], scenarios: tuple[str, ...], se
 
     if suite_name not in suite_mod.SUITES:
         _fail(f"suite {suite_name!r} is not a suite; allowed: {', '.join(suite_mod.SUITES)}")
-    if out.strip() == "":
-        _fail("--out '': the results directory must not be empty; give a directory such as results/rfc7928")
+    with _user_facing_errors():
+        refuse_unsafe_location(out, example="results/rfc7928")
     bar = None
 
     def on_start(todo: int, reused: int) -> None:
@@ -583,14 +584,14 @@ def repro() -> None:
 
 
 @repro.command("fpq")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/fpq"),
+@click.option("--out", "out", type=str, default="results/repro/fpq",
               show_default=True, help="Directory for report.md, figures and CSV tables.")
 @click.option("--quick", is_flag=True, help="100 s runs, fewer points, one seed: a few minutes on 2 cores.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--only", multiple=True, help="Run only this experiment (repeatable): "
               "single_flow, tail_drop, red_sweeps, fpq_validation, t_clear_sweep, ppf_sweep, delay_analysis.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_fpq(out: Path, quick: bool, jobs: int | None, only: tuple[str, ...], quiet: bool) -> None:
+def repro_fpq(out: str, quick: bool, jobs: int | None, only: tuple[str, ...], quiet: bool) -> None:
     """Morris 1999, Scalable TCP Congestion Control (FPQ): loss vs flows, RED rules, FPQ, delays."""
     from .repro import fpq
 
@@ -598,40 +599,40 @@ def repro_fpq(out: Path, quick: bool, jobs: int | None, only: tuple[str, ...], q
     unknown = [x for x in only if x not in known]
     if unknown:
         _fail(f"--only {unknown[0]!r} is not an experiment; allowed: {', '.join(known)}")
-    _writable_dir(out)
+    out = _writable_dir(out)
     _echo_verdicts(fpq.reproduce(out, quick=quick, workers=jobs, quiet=quiet, only=list(only) or None), out)
 
 
 @repro.command("cbt")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/cbt"),
+@click.option("--out", "out", type=str, default="results/repro/cbt",
               show_default=True, help="Directory for report.md, figures and results.csv.")
 @click.option("--quick", is_flag=True, help="One seed instead of five.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def repro_cbt(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
+def repro_cbt(out: str, quick: bool, jobs: int | None, quiet: bool) -> None:
     """Parris 2001, Class-Based Thresholds: FIFO, RED, FRED, CBT, CBQ on the BULK mixes (HTTP mixes not yet)."""
     from .repro import cbt
 
-    _writable_dir(out)
+    out = _writable_dir(out)
     _echo_verdicts(cbt.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
 
 
 @repro.command("white")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/white"),
+@click.option("--out", "out", type=str, default="results/repro/white",
               show_default=True, help="Directory for report.md, figures and CSV tables.")
 @click.option("--quick", is_flag=True, help="One seed, a coarse alpha/beta grid on Exp 1, fewer calibration candidates.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_white(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
+def repro_white(out: str, quick: bool, jobs: int | None, quiet: bool) -> None:
     """Lee 2002, WHITE: RED, FRED, CSFQ, DRR, Chardonnay, Chablis on Exps 1-6, and the alpha/beta grid."""
     from .repro import white
 
-    _writable_dir(out)
+    out = _writable_dir(out)
     _echo_verdicts(white.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
 
 
 @repro.command("bmre")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/bmre"),
+@click.option("--out", "out", type=str, default="results/repro/bmre",
               show_default=True, help="Directory for report.md, figures and results.csv.")
 @click.option("--quick", is_flag=True, help="5 values of N, 30-s runs, one seed: a few minutes.")
 @click.option("--seeds", type=click.IntRange(min=1), default=None, help="Seeds per point (default: 1 quick, 2 full).")
@@ -639,16 +640,16 @@ def repro_white(out: Path, quick: bool, jobs: int | None, quiet: bool) -> None:
               help="Run length in seconds (default: 30 quick, 100 full = the thesis's T).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_bmre(out: Path, quick: bool, seeds: int | None, duration_s: float | None, jobs: int | None, quiet: bool) -> None:
+def repro_bmre(out: str, quick: bool, seeds: int | None, duration_s: float | None, jobs: int | None, quiet: bool) -> None:
     """Cho 2002, BMRE: BMRE, RED, FRED, DRR on E1-E7 (fairness, CBR protection, queue, CoV, weights)."""
     from .repro import bmre
 
-    _writable_dir(out)
+    out = _writable_dir(out)
     _echo_verdicts(bmre.reproduce(out, quick=quick, workers=jobs, quiet=quiet, seeds=seeds, duration_s=duration_s), out)
 
 
 @repro.command("tsq")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/repro/tsq"),
+@click.option("--out", "out", type=str, default="results/repro/tsq",
               show_default=True, help="Directory for report.md, figures and CSV tables.")
 @click.option("--quick", is_flag=True, help="One seed, 40 s runs, hints 1, 3, 6, 10, 16: a few minutes.")
 @click.option("--seeds", type=click.IntRange(min=1), default=None, help="Seeds per point (default 3; 1 with --quick).")
@@ -656,11 +657,11 @@ def repro_bmre(out: Path, quick: bool, seeds: int | None, duration_s: float | No
               help="Seconds per run, warm-up 20 s included (default 100; 40 with --quick).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_tsq(out: Path, quick: bool, seeds: int | None, duration: float | None, jobs: int | None, quiet: bool) -> None:
+def repro_tsq(out: str, quick: bool, seeds: int | None, duration: float | None, jobs: int | None, quiet: bool) -> None:
     """Kumar 2003, TSQ over PI: E1-E5 (audio and video hint sweeps, audio/FTP and UDP/FTP mixes), quality vs hint."""
     from .repro import tsq
 
-    _writable_dir(out)
+    out = _writable_dir(out)
     _echo_verdicts(tsq.reproduce(out, quick=quick, seeds=seeds, duration_s=duration, workers=jobs, quiet=quiet), out)
 
 
@@ -671,8 +672,10 @@ def _echo_verdicts(claims, out: Path) -> None:
     click.echo(f"{tally(claims)}; report: {out / 'report.md'}")
 
 
-def _writable_dir(out: Path) -> None:
-    """Creates `out` or ends with a one-line error saying why it cannot be written."""
+def _writable_dir(out_arg: str) -> Path:
+    """Creates `out_arg` and returns it, or ends with a one-line error saying why it cannot be written."""
+    with _user_facing_errors():
+        out = refuse_unsafe_location(out_arg, example="results/repro/<thesis>")
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".aqmlab-write-test"
@@ -680,6 +683,7 @@ def _writable_dir(out: Path) -> None:
         probe.unlink()
     except OSError as e:
         _fail(f"--out {out}: cannot write there ({e.strerror})")
+    return out
 
 
 if __name__ == "__main__":

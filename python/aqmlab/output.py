@@ -64,10 +64,11 @@ def _clean_stale(out: Path) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
 
 
-def _check_target(out_arg: str | os.PathLike) -> Path:
-    """Refuses an output directory that cannot be (atomically) replaced by results; returns its parent."""
+def refuse_unsafe_location(out_arg: str | os.PathLike, example: str = "results/my") -> Path:
+    """Refuses an output directory named empty, not in UTF-8, the filesystem root, or the current
+    directory or one of its parents (every command that writes results checks this first)."""
     if os.fspath(out_arg).strip() == "":
-        raise SimulationError("--out '': the results directory must not be empty; give a directory such as results/my")
+        raise SimulationError(f"--out '': the results directory must not be empty; give a directory such as {example}")
     try:
         os.fspath(out_arg).encode("utf-8")
     except UnicodeEncodeError:
@@ -79,10 +80,17 @@ def _check_target(out_arg: str | os.PathLike) -> Path:
     out = Path(out_arg)
     resolved = out.resolve()
     if resolved.parent == resolved:
-        raise SimulationError(f"--out {out}: is the filesystem root; give a directory below it, such as results/my")
+        raise SimulationError(f"--out {out}: is the filesystem root; give a directory below it, such as {example}")
     if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
         raise SimulationError(f"--out {out}: is the current directory or one of its parents, which results would "
-                              f"replace; give a new or results directory, such as results/my")
+                              f"fill or replace; give a new or results directory, such as {example}")
+    return out
+
+
+def _check_target(out_arg: str | os.PathLike) -> Path:
+    """Refuses an output directory that cannot be (atomically) replaced by results; returns its parent."""
+    out = refuse_unsafe_location(out_arg)
+    resolved = out.resolve()
     if out.exists() and not out.is_dir():
         raise SimulationError(f"--out {out}: exists and is not a directory")
     if out.is_dir():

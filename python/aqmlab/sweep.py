@@ -240,10 +240,9 @@ def _simulate(scenario: dict[str, Any]) -> dict[str, bytes]:
 
 def _check_store(out_arg: str | os.PathLike) -> None:
     """Refuses a sweep directory that cannot be one (before anything runs)."""
-    if os.fspath(out_arg).strip() == "":
-        raise SimulationError("--out '': the sweep directory must not be empty; give a directory such as "
-                              "results/my-sweep")
-    out = Path(out_arg)
+    from .output import refuse_unsafe_location
+
+    out = refuse_unsafe_location(out_arg, example="results/my-sweep")
     if out.exists() and not out.is_dir():
         raise SimulationError(f"--out {out}: exists and is not a directory")
     if (out / "summary.json").exists():
