@@ -41,7 +41,7 @@ CASES = {
          '[output]\nper_flow_tcp_state = true\n\n[[flows]]\nkind = "udp-cbr"\nrate = "1Mbps"'),
         ["output.per_flow_tcp_state", "line 19", '"tcp"', '"http"', "got none"]),
     "duration too long": (('duration = "4s"', 'duration = "1e10s"'),
-                          ["run.duration", "line 2", '"1e10s" is too long', "0s to 1000000000s"]),
+                          ["run.duration", "line 2", '"1e10s" is too long', "at most 1000000000s"]),
     "negative seed": (("seed = 7", "seed = -1"), ["run.seed", "line 4", "0 to 18446744073709551615", "got -1"]),
     "seed beyond TOML integers": (("seed = 7", "seed = 18446744073709551616"),
                                   ["line 4", "seed = 18446744073709551616 is too large", "9223372036854775807"]),

@@ -6,6 +6,9 @@
 
 use crate::engine::Time;
 
+/// Smallest wire size of a UDP datagram: IP (20) and UDP (8) headers.
+pub const UDP_HEADER_BYTES: u64 = 28;
+
 /// Index of a flow in the scenario (0-based, in `[[flows]]` order after expanding `count`).
 pub type FlowId = u32;
 

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::engine::Time;
-use crate::packet::{Packet, PacketKind, FLAG_CWR, FLAG_ECE};
+use crate::packet::{Packet, PacketKind, FLAG_CWR, FLAG_ECE, UDP_HEADER_BYTES};
 
 /// Writes captured packets to `W`.
 pub struct PcapWriter<W: Write> {
@@ -178,7 +178,7 @@ fn is_udp(pkt: &Packet) -> bool {
 
 fn lengths(pkt: &Packet) -> (usize, u32) {
     if is_udp(pkt) {
-        return (8, pkt.size.clamp(28, 65_535));
+        return (8, pkt.size.clamp(UDP_HEADER_BYTES as u32, 65_535));
     }
     let payload = if pkt.kind == PacketKind::TcpData { u32::from(pkt.payload) } else { 0 };
     let tcp = match pkt.size.checked_sub(payload + 20) {

@@ -265,7 +265,7 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         }
         Some(d) if d >= 0.0 && d <= MAX_DURATION_S => Ok(Dur::from_secs_f64(d)),
         Some(d) if d > MAX_DURATION_S => {
-            Err(format!("duration \"{s}\" is too long; allowed: 0s to {MAX_DURATION_S:.0}s (about 31 years)"))
+            Err(format!("duration \"{s}\" is too long; allowed: at most {MAX_DURATION_S:.0}s (about 31 years)"))
         }
         Some(_) => Err(format!("duration must be non-negative, got \"{s}\"")),
         None => Err(format!(

@@ -858,8 +858,7 @@ pub const MAX_PACKET_DELAYS: u64 = 20_000_000;
 /// endpoints are 9.8 kB; 1,000,000 UDP flows took 7.4 GB), so 4 M flows is already tens of GB.
 pub const MAX_FLOWS: u64 = 4_000_000;
 
-/// Smallest wire size of a UDP datagram: IP (20) and UDP (8) headers.
-pub const UDP_HEADER_BYTES: u64 = 28;
+pub use crate::packet::UDP_HEADER_BYTES;
 
 fn echo_duration(d: Duration) -> String {
     serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()

@@ -9,7 +9,7 @@ use rand::Rng as _;
 use rand_distr::{Distribution, Exp1};
 
 use crate::engine::{Dur, Rng, Time};
-use crate::packet::{FlowId, Packet, PacketKind};
+use crate::packet::{FlowId, Packet, PacketKind, UDP_HEADER_BYTES};
 use crate::scenario::schema::SizeDist;
 
 /// Arrival process of a UDP source.
@@ -42,7 +42,8 @@ impl UdpSource {
             SizeDist::Fixed => self.mean_size,
             SizeDist::Exponential => {
                 let x: f64 = Exp1.sample(rng);
-                ((x * self.mean_size as f64).ceil() as u32).clamp(1, 65_535)
+                // A draw below the headers is sent as a bare header: the size is the wire size.
+                ((x * self.mean_size as f64).ceil() as u32).clamp(UDP_HEADER_BYTES as u32, 65_535)
             }
         };
         let gap = match self.pattern {
@@ -59,5 +60,23 @@ impl UdpSource {
         p.sent_at = now;
         self.next_seq = self.next_seq.wrapping_add(1);
         (p, Dur::from_secs_f64(gap).max(Dur(1)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn exponential_sizes_never_go_below_the_headers() {
+        // With a 100-byte mean about a quarter of the draws fall below 28 bytes; they used to be
+        // sent as 1-byte packets, smaller than the headers validation demands of a fixed size.
+        let mut src = UdpSource::new(UdpPattern::Poisson, 1e6, 100, SizeDist::Exponential);
+        let mut rng = Rng::seed_from_u64(1);
+        let sizes: Vec<u32> = (0..10_000).map(|_| src.send(0, Time::ZERO, &mut rng).0.size).collect();
+        assert!(sizes.iter().all(|&s| s >= UDP_HEADER_BYTES as u32));
+        let at_floor = sizes.iter().filter(|&&s| s == UDP_HEADER_BYTES as u32).count();
+        assert!((2_000..3_000).contains(&at_floor), "{at_floor} of 10000 at the floor; expected about 24 %");
     }
 }
