@@ -59,10 +59,12 @@ def n_cbr(n: int) -> int:
 
 def scenario_job(exp: str, aqm: str, n: int, seed: int, p: Plan, *, cbr: int = 0, cbr_bps: float | None = None,
                  tfrc: int = 0, packet: int = S.PACKET_BYTES, bin_s: float = 0.5, classes: list[int] | None = None,
-                 **bmre_keys) -> tuple[Job, Any]:
+                 setup: dict[str, Any] | None = None, **bmre_keys) -> tuple[Job, Any]:
+    """One run; `setup` overrides `bmre_scenarios.scenario`'s set-up parameters (access delay, start jitter,
+    TCP window), `bmre_keys` go to the discipline."""
     n_tcp = n - cbr - tfrc
     sc = S.scenario(S.queue(aqm, mean_packet=packet, **bmre_keys), n_tcp=n_tcp, n_cbr=cbr, cbr_bps=cbr_bps, n_tfrc=tfrc,
-                    packet=packet, duration_s=p.duration_s, seed=seed, bin_s=bin_s, classes=classes)
+                    packet=packet, duration_s=p.duration_s, seed=seed, bin_s=bin_s, classes=classes, **(setup or {}))
     return Job(sc, {"exp": exp, "aqm": aqm, "n": n, "seed": seed}), (n_tcp, cbr, tfrc, bin_s, packet)
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import bmre_scenarios as S
 from .bmre_experiments import Plan, n_cbr
-from .bmre_sensitivity import FAIR_DROP_OFF
+from .bmre_sensitivity import FAIR_DROP_OFF, SETUPS, setup_verdict
 from .bmre_verdicts import DIP_N, mean_by_n, orderings, spearman
 from .common import Claim
 
@@ -44,6 +44,9 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
         return float(m.get(n, math.nan))
 
     n_small, n_big = min(p.n_values), max(x for x in p.n_values if x <= 350)
+    has_setup = sens is not None and len(sens) and sens["variant"].isin(list(SETUPS)).any()
+    setup_text = (" Set-up variants (section 'Set-up sensitivity': all links 2 ms, start jitter 0.1 s and 5 s, TCP "
+                  f"window 20): {setup_verdict(sens)}." if has_setup else "")
     c = by.get("R2a")
     if c is not None and c.holds is False:
         fairer_from = min((n for n in p.n_values if n >= 200 and all(
@@ -59,8 +62,8 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
                   f"{at('E1', 'bmre', 'cov2_tcp', n_big):.2f}: with < 1 packet of buffer per flow the 100-s goodputs "
                   f"spread with the RTOs. BMRE still stays fairer than FRED, RED and DRR from N = "
                   f"{fairer_from} "
-                  "on. Which part of the thesis's set-up (lost topology figure, ns-2 timers) moves its crossing to 350 we "
-                  "cannot tell.")
+                  "on." + (setup_text or " Which part of the thesis's set-up (lost topology figure, ns-2 timers) moves its "
+                                          "crossing to 350 we cannot tell."))
     c = by.get("R2d")
     if c is not None and c.holds is False:
         sb, sr = mean_by_n(df, "E1", "bmre", "S"), mean_by_n(df, "E1", "red", "S")
@@ -74,7 +77,10 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
                   + ", ".join(f"{n}: {v:.2f}" for n, v in mean_by_n(df, "E3", "bmre", "tcp_share").items())
                   + f". The dip below N = {DIP_N} is the thesis's own (§4.2.2: vmax_q too small for N < 20, TCP in RTO; "
                   "R4d) and is left out of the limit. Above 320 flows the "
-                  "table is full: recycled slots admit every new flow's first packet without any test, the queue rises to "
+                  "table is full: recycled slots admit every new flow's first packet without the per-flow or Fair Drop "
+                  "tests (the global limits still apply: the physical buffer drops "
+                  f"{at('E3', 'bmre', 'bmre_drops_physical', max(p.n_values)):.1%} of arrivals at N={max(p.n_values)}), "
+                  "the queue rises to "
                   f"{at('E3', 'bmre', 'mean_queue_bytes', max(p.n_values)) / 1e3:.0f} kB at N={max(p.n_values)} "
                   f"({at('E3', 'bmre', 'bmre_recycled', max(p.n_values)):.0f} recycles per run). BMRE's E3 queue by N (kB): "
                   + ", ".join(f"{n}: {v / 1e3:.0f}" for n, v in mean_by_n(df, "E3", "bmre", "mean_queue_bytes").items()
@@ -87,7 +93,7 @@ def investigate(cl: list[Claim], df: pd.DataFrame, internals: dict[str, dict[str
                               for n in p.n_values if n > 320 and at('E3', 'bmre', 'mean_queue_bytes', n) < 200e3)
                   + ". (b) q near max_q: every registered flow is Fair-Dropped and nearly every admission is a "
                   "recycled slot's first packet (a round robin over flows), which leaves TCP more."
-                  + _flip_note(internals.get("E3 N=650")))
+                  + _flip_note(internals.get("E3 N=650")) + setup_text)
     c = by.get("R5b")
     e4 = internals.get("E4")
     if c is not None and c.holds is False and e4 is not None:

@@ -11,6 +11,11 @@ Set-up choices where Fig. 4.1 and the text are silent (spec §3, each stated in 
   receiver window 1000 packets (spec §2.16: ns-2's 20-packet default would cap small N), no
   delayed ACKs. Start times uniform in [0, 1) s (spec §3: "random", distribution not given).
 * CBR (E3, E4): 1000-B UDP datagrams at 3× the fair share; in E3 `round(0.4·N)` of the N flows.
+* TFRC (E6): RFC 5348 with history discounting on (`history_discounting = true`, RFC 5348 §5.5): the
+  thesis took "all parameters from [13]", the ns-2 TFRC agent, whose `ns-default.tcl` sets
+  `Agent/TFRCSink set discount_ 1` (aqmlab's default is off, the RFC calling it optional).
+* The access delay, start jitter and TCP window are parameters of `scenario` (defaults as above) so
+  the sensitivity runs can vary the set-up (`bmre_sensitivity.SETUPS`).
 * RED and FRED in byte mode with min_th 53 kB, max_th 160 kB, max_p 0.2, w_q 0.002 (ns-2 default,
   not given); RED as ns-2 ran it (`wait`, gentle off); FRED Lin–Morris with minq 2000 B. DRR: one
   bin per flow, quantum 1000 B, longest-queue (bytes) head drop at a 160 kB shared limit (spec §2.14
@@ -50,32 +55,43 @@ def queue(aqm: str, *, mean_packet: int = PACKET_BYTES, max_p: float = MAX_P, **
     raise ValueError(f"unknown AQM {aqm!r}; allowed: {', '.join(AQMS)}")
 
 
-def tcp(packet: int = PACKET_BYTES) -> dict[str, Any]:
+#: Set-up defaults (module docs): sender access delay, start jitter, TCP window in packets.
+ACCESS_DELAY_MS = 16.0
+START_JITTER_S = 1.0
+WINDOW_PKTS = 1000
+
+
+def tcp(packet: int = PACKET_BYTES, window_pkts: int = WINDOW_PKTS) -> dict[str, Any]:
     """NewReno as in §4.1 and §4.2.2."""
     return {"kind": "tcp", "profile": "ns2", "variant": "newreno", "mss": f"{packet}B", "header_bytes": "0B",
-            "min_rto": "200ms", "max_window": f"{1000 * packet}B", "delayed_ack": False}
+            "min_rto": "200ms", "max_window": f"{window_pkts * packet}B", "delayed_ack": False}
 
 
 def scenario(aqm_queue: dict[str, Any], *, n_tcp: int, n_cbr: int = 0, cbr_bps: float | None = None,
              n_tfrc: int = 0, packet: int = PACKET_BYTES, duration_s: float = 100.0, seed: int = 1,
-             bin_s: float = 0.5, per_flow: bool = True, classes: list[int] | None = None) -> dict[str, Any]:
-    """The dumbbell with `n_tcp` TCP, `n_cbr` CBR (each at `cbr_bps`) and `n_tfrc` TFRC flows."""
+             bin_s: float = 0.5, per_flow: bool = True, classes: list[int] | None = None,
+             access_delay_ms: float = ACCESS_DELAY_MS, start_jitter_s: float = START_JITTER_S,
+             window_pkts: int = WINDOW_PKTS) -> dict[str, Any]:
+    """The dumbbell with `n_tcp` TCP, `n_cbr` CBR (each at `cbr_bps`) and `n_tfrc` TFRC flows; the sender
+    access delay, start jitter and TCP window (packets) default to the set-up above."""
     flows: list[dict[str, Any]] = []
-    common = {"start_jitter": "1s", "access_delay": "16ms"}
+    access = f"{access_delay_ms:g}ms"
+    common = {"start_jitter": f"{start_jitter_s:g}s", "access_delay": access}
     if classes is not None:
         for c in classes:
-            flows.append({**tcp(packet), **common, "class": c})
+            flows.append({**tcp(packet, window_pkts), **common, "class": c})
     elif n_tcp:
-        flows.append({**tcp(packet), **common, "count": n_tcp})
+        flows.append({**tcp(packet, window_pkts), **common, "count": n_tcp})
     if n_cbr:
         flows.append({"kind": "udp-cbr", "rate": f"{cbr_bps:.0f}bps", "packet_size": f"{packet}B", **common,
                       "count": n_cbr})
     if n_tfrc:
-        flows.append({"kind": "tfrc", "packet_size": f"{packet}B", **common, "count": n_tfrc})
+        flows.append({"kind": "tfrc", "packet_size": f"{packet}B", "history_discounting": True, **common,
+                      "count": n_tfrc})
     return {
         "run": {"duration": f"{duration_s:g}s", "warmup": "0s", "seed": seed},
         "topology": {"bottleneck": {"rate": f"{BW_BPS:.0f}bps", "delay": "2ms"},
-                     "access": {"rate": f"{BW_BPS:.0f}bps", "delay": "16ms"},
+                     "access": {"rate": f"{BW_BPS:.0f}bps", "delay": access},
                      "receiver_access": {"rate": f"{BW_BPS:.0f}bps", "delay": "2ms"}},
         "queue": aqm_queue,
         "flows": flows,

@@ -35,9 +35,13 @@
 //!
 //! **Expiry** (§3.6, "practical definition of active flows"): a slot is freed once
 //! `now − qtime[i] ≥ Timeout` (3K = 0.45 s) and it holds nothing (`q[i] = 0`); `N_flow −= w`,
-//! `update_gv`. Slots sit in a list ordered by `qtime` (it is only ever set to `now`), and the
-//! list's old end is swept at **every** arrival and departure of any flow, so a silent flow
-//! expires while the link is busy, not only when it sends again (spec §2.11 A6).
+//! `update_gv`. Slots sit in a list ordered by their expiry clock (`qtime`; with
+//! `expiry = "queue_empty"` also the time `q[i]` last reached 0; either is only ever set to
+//! `now`), and the list's old end is swept at **every** arrival and departure of any flow, so a
+//! silent flow expires while the link is busy, not only when it sends again (spec §2.11 A6), and
+//! before the simulator samples `N_flow` ([`Qdisc::before_sample`]), so an idle link's samples are
+//! not stale. Sweeping early never changes a decision: the slots a sweep at `t` frees are exactly
+//! those the next event's sweep would free first, in the same order.
 //!
 //! Worked number: with R1 at `N_flow = 100`: `vmax_q = 400 000 B`, `max_th_f = 4000 B`,
 //! `target_q = 120 000 B`, `rate_fair = 25 000 B/s`; a flow holding 2000 B with `β = 10` is dropped
@@ -63,8 +67,12 @@
 //! * **A5, overshoot**: `physical = "literal"` (default) tests `q ≥ max_q` before adding the
 //!   packet, as printed, so the queue can exceed `max_q` by less than one packet; `"strict"`
 //!   drops when `q + size > max_q`. The same rule applies to `vmax_q`.
-//! * **A6**: expiry by `qtime` (the code) with the `q[i] = 0` guard (the text), swept at every
-//!   event.
+//! * **A6**, `expiry` ([`Expiry`]): `"qtime"` (default) expires by `qtime` (the Appendix code)
+//!   with the `q[i] = 0` guard (the text); `"queue_empty"` is the text's rule (§3.3(6): "the
+//!   per-flow queue has been 0 for more than Timeout_Value"), timed from when `q[i]` last reached
+//!   0, which is later than `qtime` by the last packet's queueing delay (at most 128 ms here).
+//!   Both use `≥ Timeout` (times are whole nanoseconds, so "more than" differs by 1 ns). Swept at
+//!   every event and before each sample.
 //! * **A7**: table full and no slot with `q[i] = 0` → drop the arrival (`drops_no_slot`).
 //! * **A8**: `update_beta` acts on the arriving/departing packet's flow.
 //! * **A9**: `q` and `avg_q` start at 0.
@@ -140,6 +148,21 @@ pub enum CapTest {
     BeforeArrival,
 }
 
+/// Spec §2.11 A6: which clock a slot's expiry runs on. Either way a slot holding packets never
+/// expires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expiry {
+    /// `now − qtime[i] ≥ Timeout` with `q[i] = 0` (the Appendix code's `qtime`, line [37], plus the
+    /// text's guard).
+    #[default]
+    Qtime,
+    /// `q[i] = 0` and `now − t0[i] ≥ Timeout`, `t0[i]` the time `q[i]` last reached 0 (the text,
+    /// §3.3(6)).
+    #[serde(alias = "queue-empty")]
+    QueueEmpty,
+}
+
 /// Scenario keys of `kind = "bmre"`. Defaults: the Appendix constants (spec §2.1) and the vth
 /// reconstruction R1 (spec §2.3).
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -207,6 +230,9 @@ pub struct BmreParams {
     /// Weighted BMRE (§4.4): weight = class + 1 (2 TOS bits). Default false.
     #[serde(default)]
     pub weighted: bool,
+    /// A6: `"qtime"` (default, the code) or `"queue_empty"` (the text) ([`Expiry`]).
+    #[serde(default)]
+    pub expiry: Expiry,
 }
 
 fn default_max_q() -> Bytes {
@@ -335,6 +361,7 @@ impl BmreParams {
             limit_check: self.limit_check,
             cap_test: self.cap_test,
             weighted: self.weighted,
+            expiry: self.expiry,
         };
         Ok(Bmre::new(cfg))
     }
@@ -411,6 +438,7 @@ pub struct BmreConfig {
     limit_check: LimitCheck,
     cap_test: CapTest,
     weighted: bool,
+    expiry: Expiry,
 }
 
 /// Drops by reason and state-table events.
@@ -455,6 +483,9 @@ struct Slot {
     count: f64,
     /// `qtime[i]`, when the flow last had a packet buffered.
     qtime: Time,
+    /// The expiry clock the list is ordered by: `qtime`, or with [`Expiry::QueueEmpty`] the later
+    /// of `qtime` and the time `q[i]` last reached 0. Always a past `now`.
+    stamp: Time,
     /// `w_i` (1 unweighted).
     weight: f64,
     /// Neighbours in the `qtime` list: `newer` towards the head (most recent).
@@ -464,7 +495,7 @@ struct Slot {
 }
 
 const EMPTY_SLOT: Slot =
-    Slot { flow: 0, q: 0.0, rate: 0.0, beta: 0.0, count: 0.0, qtime: Time::ZERO, weight: 1.0, newer: NONE, older: NONE, in_use: false };
+    Slot { flow: 0, q: 0.0, rate: 0.0, beta: 0.0, count: 0.0, qtime: Time::ZERO, stamp: Time::ZERO, weight: 1.0, newer: NONE, older: NONE, in_use: false };
 
 /// BMRE over one FIFO.
 pub struct Bmre {
@@ -633,13 +664,14 @@ impl Bmre {
         self.head = i as u32;
     }
 
-    /// Frees every slot with `now − qtime ≥ Timeout` that holds nothing (A6), from the old end.
+    /// Frees every slot whose expiry clock (A6, [`Expiry`]) is `Timeout` old and that holds
+    /// nothing, from the old end.
     pub fn expire(&mut self, now: Time) {
         let mut i = self.tail;
         while i != NONE {
             let s = self.slots[i as usize];
-            if now.saturating_since(s.qtime) < self.cfg.timeout {
-                break; // the list is ordered by qtime: every newer slot is younger
+            if now.saturating_since(s.stamp) < self.cfg.timeout {
+                break; // the list is ordered by stamp: every newer slot is younger
             }
             let newer = s.newer;
             if s.q == 0.0 {
@@ -735,6 +767,7 @@ impl Qdisc for Bmre {
                 beta: self.cfg.beta_init,
                 count: size,
                 qtime: now,
+                stamp: now,
                 weight: w,
                 in_use: true,
                 ..EMPTY_SLOT
@@ -775,6 +808,7 @@ impl Qdisc for Bmre {
             size / self.cfg.k_s + s.rate
         };
         s.qtime = now;
+        s.stamp = now;
         self.unlink(i);
         self.push_head(i);
         self.accept(pkt, now)
@@ -794,6 +828,12 @@ impl Qdisc for Bmre {
             if self.cfg.count_departed {
                 s.count += size; // A2 alternative: departed bytes count too
             }
+            if s.q == 0.0 && self.cfg.expiry == Expiry::QueueEmpty {
+                // A6, the text's clock: the per-flow queue has just become empty.
+                s.stamp = now;
+                self.unlink(i);
+                self.push_head(i);
+            }
             if self.slots[i].count >= 4.0 * self.max_th_unit * self.slots[i].weight {
                 self.update_beta(i);
             }
@@ -810,6 +850,9 @@ impl Qdisc for Bmre {
     }
     fn flow_estimate(&self) -> Option<f64> {
         Some(self.n_flow)
+    }
+    fn before_sample(&mut self, now: Time) {
+        self.expire(now);
     }
     fn flow_internals(&self, flow: FlowId) -> Option<(f64, f64)> {
         self.flow_state(flow).map(|(beta, rate, _)| (beta, rate * 8.0))

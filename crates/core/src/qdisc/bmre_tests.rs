@@ -47,10 +47,14 @@ fn check(b: &Bmre) {
     let mut last = Time::NEVER;
     while i != NONE {
         let s = &b.slots[i as usize];
-        assert!(s.in_use && s.qtime <= last, "list ordered by qtime");
+        assert!(s.in_use && s.stamp <= last, "list ordered by the expiry clock");
+        assert!(s.stamp >= s.qtime);
+        if b.cfg.expiry == Expiry::Qtime {
+            assert_eq!(s.stamp, s.qtime, "qtime expiry: the clock is qtime");
+        }
         assert_eq!(b.slot_of[s.flow as usize], i);
         assert!(s.beta >= b.cfg.beta_min && s.beta <= b.cfg.beta_max);
-        last = s.qtime;
+        last = s.stamp;
         n += 1;
         w += s.weight;
         i = s.older;
@@ -93,6 +97,40 @@ fn defaults_are_the_appendix_constants_and_r1() {
     assert_eq!(p.timeout.unwrap().0, Dur::from_millis(450), "Timeout = 3K");
     assert_eq!((p.vth_per_flow_hi.0, p.vth_per_flow_lo.0, p.vth_n1, p.vth_n2), (8000, 4000, 30.0, 60.0));
     assert_eq!((p.count_reset, p.count_departed, p.limit_check, p.weighted), (CountReset::OnUpdate, false, LimitCheck::Literal, false));
+    assert_eq!(p.expiry, Expiry::Qtime, "A6: the code's rule by default");
+}
+
+#[test]
+fn spec_worked_numbers() {
+    // Spec §5.2, "State bounds" (§3.6): 20 Mb/s, 160 kB buffer, 1 kB packets, Timeout 450 ms:
+    // maximum delay 160000·8/20e6 = 64 ms, one packet per 0.4 ms, (450 + 64)/0.4 = 1285 states.
+    let delay_ms: f64 = 160_000.0 * 8.0 / 20e6 * 1e3;
+    let per_pkt_ms: f64 = 1000.0 * 8.0 / 20e6 * 1e3;
+    assert!((delay_ms - 64.0).abs() < 1e-9 && (per_pkt_ms - 0.4).abs() < 1e-12);
+    assert_eq!(((450.0 + delay_ms) / per_pkt_ms).round(), 1285.0);
+    // OC-12c (622 Mb/s), 4 MB buffer, K = 60 ms, Timeout = 3K = 180 ms, 12.9 µs per packet: "about
+    // 14,000" = 180 ms / 12.9 µs (the maximum-delay term, 51.4 ms, left out; with it ≈ 18 000).
+    let (timeout_ms, per_pkt_ms, max_delay_ms): (f64, f64, f64) = (3.0 * 60.0, 0.0129, 51.4);
+    let states = timeout_ms / per_pkt_ms;
+    assert!((states / 14_000.0 - 1.0).abs() < 0.01, "{states}");
+    assert!(((timeout_ms + max_delay_ms) / per_pkt_ms / 18_000.0 - 1.0).abs() < 0.01);
+    // A packet of 1000 B at 622 Mb/s takes 12.9 µs (8000/622e6 = 12.86 µs).
+    assert!((8000.0f64 / 622e6 * 1e6 - 12.9).abs() < 0.05);
+    // RED loss gaps (§3.2): drops with constant probability p leave geometric gaps α,
+    // E[α] = 1/p and S[α] = sqrt(1 − p)/p: E = 10 and S = 9.5 (9.487) at p = 0.1.
+    let p: f64 = 0.1;
+    let (e, sd) = (1.0 / p, (1.0 - p).sqrt() / p);
+    assert!((e - 10.0).abs() < 1e-12 && (sd - 9.5).abs() < 0.05, "{e} {sd}");
+    // The same from the distribution P[α = k] = (1 − p)^(k−1)·p, summed.
+    let (mut m1, mut m2) = (0.0, 0.0);
+    for k in 1..2000 {
+        let pk = (1.0 - p).powi(k - 1) * p;
+        m1 += k as f64 * pk;
+        m2 += (k * k) as f64 * pk;
+    }
+    assert!((m1 - e).abs() < 1e-9 && ((m2 - m1 * m1).sqrt() - sd).abs() < 1e-9);
+    // And BMRE's own timeout: e^(−3) = 0.0498 of the old estimate is left after 3K (§3.6).
+    assert!(((-3.0f64).exp() - 0.0498).abs() < 1e-4);
 }
 
 #[test]
@@ -434,6 +472,94 @@ fn expiry_runs_on_other_flows_events_and_needs_an_empty_queue() {
 }
 
 #[test]
+fn expiry_queue_empty_times_from_when_the_queue_emptied() {
+    // A6. Flow 1 buffers a packet at 0 that leaves at 100 ms. qtime rule: gone at 450 ms (3K after
+    // qtime = 0). queue_empty rule (the text): gone 450 ms after q[1] reached 0, at 550 ms.
+    for (rule, gone_at) in [("qtime", 450), ("queue_empty", 550)] {
+        let mut t = Trace::new(&format!("expiry = \"{rule}\""));
+        t.arrive(1, 1000);
+        t.now = ms(100);
+        assert_eq!(t.depart(), Some(1));
+        for at in [449, 450, 451, 549, 550] {
+            t.now = ms(at);
+            t.b.expire(t.now);
+            check(&t.b);
+            assert_eq!(t.b.flow_state(1).is_none(), at >= gone_at, "{rule} at {at} ms");
+        }
+        assert_eq!(t.b.counters().expired, 1);
+        assert_eq!(t.b.n_flow(), 0.0);
+    }
+    // The text's clock restarts at each emptying, not at arrivals: flow 1 sends at 0 and 300 ms, each
+    // packet leaving 100 ms later (at 400 ms q[1] = 0 again). qtime = 300 ms → qtime rule gone at
+    // 750; queue_empty → 400 + 450 = 850.
+    for (rule, gone_at) in [("qtime", 750), ("queue_empty", 850)] {
+        let mut t = Trace::new(&format!("expiry = \"{rule}\""));
+        t.arrive(1, 1000);
+        t.now = ms(100);
+        t.depart();
+        t.now = ms(300);
+        assert_eq!(t.arrive(1, 1000), ACCEPT);
+        t.now = ms(400);
+        t.depart();
+        for at in [749, 750, 849, 850] {
+            t.now = ms(at);
+            t.b.expire(t.now);
+            assert_eq!(t.b.flow_state(1).is_none(), at >= gone_at, "{rule} at {at} ms");
+        }
+    }
+    let e = toml::from_str::<BmreParams>("expiry = \"idle\"").unwrap_err().to_string();
+    assert!(e.contains("qtime") && e.contains("queue_empty"), "{e}");
+}
+
+#[test]
+fn sampling_after_an_idle_gap_sees_the_expiries_without_changing_any_decision() {
+    // Spec §2.11 A6 / the sampled N_flow. Two flows buffer at 0 and leave; the link is then idle.
+    // Without a sweep the state would say N_flow = 2 until the next packet; `before_sample` at
+    // 1 s (> 3K) expires both, as the next arrival would.
+    let mut t = Trace::new("");
+    t.arrive(1, 1000);
+    t.arrive(2, 1000);
+    t.depart();
+    t.depart();
+    t.now = ms(1000);
+    assert_eq!(t.b.flow_estimate(), Some(2.0), "nothing has run since the departures");
+    t.b.before_sample(t.now);
+    check(&t.b);
+    assert_eq!(t.b.flow_estimate(), Some(0.0));
+    assert_eq!(t.b.bmre_internals().unwrap()[5], 2.0, "bmre_expired counts them");
+    // Sweeping at sample times changes no decision: the same random script, with and without a
+    // sample sweep every 50 ms, gives the same verdicts, departures and final counters.
+    let run = |sampled: bool, rule: &str| {
+        let mut t = Trace::new(&format!("max_nflow = 8\nmax_q = \"30000B\"\nfd_th = \"20000B\"\nexpiry = \"{rule}\""));
+        let mut script = stream(5, StreamId::Queue(1));
+        let mut log = Vec::new();
+        let mut next_sample = Time::ZERO;
+        for _ in 0..20_000 {
+            match script.gen_range(0..10) {
+                0..=5 => {
+                    let (f, size) = (script.gen_range(0..20), script.gen_range(40..=1500));
+                    log.push(format!("{:?}", t.arrive(f, size)));
+                }
+                6..=8 => log.push(format!("{:?}", t.depart())),
+                _ => t.now = t.now + Dur::from_micros(script.gen_range(0..600_000)),
+            }
+            while sampled && next_sample <= t.now {
+                t.b.before_sample(next_sample);
+                check(&t.b);
+                next_sample = next_sample + Dur::from_millis(50);
+            }
+        }
+        t.b.expire(t.now);
+        (log, *t.b.counters(), t.b.n_flow())
+    };
+    for rule in ["qtime", "queue_empty"] {
+        let (plain, sampled) = (run(false, rule), run(true, rule));
+        assert_eq!(plain, sampled, "{rule}");
+        assert!(plain.1.expired > 100 && plain.1.recycled > 0, "{rule}: {:?}", plain.1);
+    }
+}
+
+#[test]
 fn table_full_recycles_an_empty_slot_and_keeps_the_globals() {
     // max_nflow = 4: flows 0-3 take the slots; 0 and 1 hold nothing, 2 and 3 hold a packet. Flow 9
     // recycles slot 0 or 1 (random), N_flow stays 4.
@@ -607,6 +733,8 @@ fn bad_values_are_rejected_naming_the_key() {
     }
     assert!(error("beta_init = 20.0").contains("[0.5, 10]"));
     assert!(error("vth_per_flow_lo = \"9000B\"").contains("at most vth_per_flow_hi (8000B), got 9000B"));
+    let e = toml::from_str::<BmreParams>("expiry = \"queue-emptied\"").unwrap_err().to_string();
+    assert!(e.contains("expiry") || e.contains("queue_empty"), "{e}");
     let e = toml::from_str::<BmreParams>("cap_test = \"after\"").unwrap_err().to_string();
     assert!(e.contains("with-arrival") && e.contains("before-arrival"), "{e}");
 }

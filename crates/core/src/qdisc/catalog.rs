@@ -394,6 +394,7 @@ fn thesis_entries() -> Value {
                 "limit_check": "literal (q >= limit before the packet, overshoot < 1 packet; default) | strict (q + size > limit)",
                 "cap_test": "with-arrival (eq. 3.6 on q_i with the arriving packet, Appendix lines 20/24: 3 packets of 1000B under a 4000B cap; default) | before-arrival (on the q_i the packet finds: 4 packets, Morris's rule)",
                 "weighted": "weighted BMRE: weight = class + 1 (class 0-3, the 2 TOS bits); N_flow = sum of weights",
+                "expiry": "spec A6: qtime (a slot holding nothing expires timeout after its last buffered packet, the Appendix code; default) | queue_empty (timeout after q_i last reached 0, the text's rule, §3.3(6))",
             },
         },
         {

@@ -273,6 +273,10 @@ pub trait Qdisc {
     fn len_bytes(&self) -> u64;
     /// Counters since the start of the run.
     fn stats(&self) -> &QdiscStats;
+    /// Brings state that ages with time alone up to `now` before the simulator samples it
+    /// (BMRE's slot expiry, so `flow_estimate` and the expiry count are not stale across an idle
+    /// link). It must not change any later decision; the default does nothing.
+    fn before_sample(&mut self, _now: Time) {}
     /// The discipline's smoothed queue estimate (RED's `avg`), if it keeps one, in its own unit.
     fn average(&self) -> Option<f64> {
         None
@@ -505,5 +509,8 @@ impl Qdisc for AnyQdisc {
     }
     fn set_flow_labels(&mut self, labels: &[FlowLabel]) {
         dispatch!(self, q => q.set_flow_labels(labels))
+    }
+    fn before_sample(&mut self, now: Time) {
+        dispatch!(self, q => q.before_sample(now))
     }
 }

@@ -447,6 +447,12 @@ pub struct FlowParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet_size_dist: Option<SizeDist>,
 
+    // ---- TFRC ----
+    /// TFRC only: RFC 5348 §5.5 history discounting at the receiver (default false: optional in
+    /// the RFC; ns-2's TFRC sink runs with it, `discount_ 1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_discounting: Option<bool>,
+
     // ---- multimedia (`mpeg`, `proshare`; defaults and sources in `scenario/media.rs`) ----
     /// Frames per second (MPEG: 30; Proshare video: 15).
     #[serde(default, skip_serializing_if = "Option::is_none")]

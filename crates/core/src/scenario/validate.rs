@@ -266,6 +266,8 @@ pub enum FlowKind {
     Tfrc {
         /// `s`, bytes on the wire per packet.
         packet_size: u32,
+        /// RFC 5348 §5.5 history discounting at the receiver (`history_discounting`).
+        history_discounting: bool,
     },
 }
 
@@ -521,13 +523,14 @@ const HTTP_KEYS: &[&str] = &[
 ];
 const UDP_KEYS: &[&str] = &["rate", "packet_size", "packet_size_dist"];
 /// Keys of `kind = "tfrc"` (RFC 5348): the packet size, and `app_rate` for an application-limited
-/// sender (a "TCP-friendly CBR" source); the rate is otherwise TFRC's.
-const TFRC_KEYS: &[&str] = &["packet_size", "app_rate"];
+/// sender (a "TCP-friendly CBR" source; the rate is otherwise TFRC's), and `history_discounting`
+/// (RFC 5348 §5.5).
+const TFRC_KEYS: &[&str] = &["packet_size", "app_rate", "history_discounting"];
 
 fn present_keys(f: &FlowParams) -> Vec<&'static str> {
     let v = serde_json::to_value(f).expect("flow params serialise");
     let obj = v.as_object().expect("table");
-    TCP_KEYS.iter().chain(UDP_KEYS).chain(MPEG_KEYS).chain(PROSHARE_KEYS).chain(HTTP_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
+    TCP_KEYS.iter().chain(UDP_KEYS).chain(MPEG_KEYS).chain(PROSHARE_KEYS).chain(HTTP_KEYS).chain(TFRC_KEYS).copied().filter(|k| obj.contains_key(*k)).collect()
 }
 
 fn pick<T: Clone>(v: &Option<OneOrMany<T>>, i: usize, default: T) -> T {
@@ -1042,7 +1045,7 @@ pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> C
                     format!("must be between {}B (IP and UDP headers plus a byte) and 65535B, got {size}B", UDP_HEADER_BYTES + 1),
                 );
             }
-            (FlowKind::Tfrc { packet_size: size as u32 }, "tfrc")
+            (FlowKind::Tfrc { packet_size: size as u32, history_discounting: f.history_discounting.unwrap_or(false) }, "tfrc")
         } else {
             let Some(rate) = f.rate else { return err(join(&path, "rate"), "missing; UDP flows need a rate such as \"1Mbps\"") };
             let size = f.packet_size.get_or_insert(Bytes(1000)).0;

@@ -44,6 +44,8 @@ impl CwndBin {
 impl<'s> World<'s> {
     pub(super) fn sample(&mut self, now: Time) {
         let bin_s = self.sc.output.bin.as_secs_f64();
+        // Age-only state (BMRE's expiry) up to now, so an idle link's samples are current.
+        self.links[0].qdisc.before_sample(now);
         let s = &mut self.series;
         s.time_s.push(now.as_secs_f64());
         let q = &self.links[0].qdisc;

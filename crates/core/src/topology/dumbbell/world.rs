@@ -131,7 +131,7 @@ impl<'s> World<'s> {
                         decoder: None,
                         delivered_payload: 0,
                     },
-                    FlowKind::Tfrc { packet_size } => Endpoint::Tfrc {
+                    FlowKind::Tfrc { packet_size, history_discounting } => Endpoint::Tfrc {
                         sender: match f.app_rate_bps {
                             // `app_rate` counts payload bits, as for TCP; the sender paces wire bytes.
                             Some(bps) => {
@@ -141,7 +141,7 @@ impl<'s> World<'s> {
                             }
                             None => TfrcSender::new(i as u32, packet_size),
                         },
-                        receiver: TfrcReceiver::new(i as u32),
+                        receiver: TfrcReceiver::new(i as u32).with_history_discounting(history_discounting),
                         sender_timer_at: Time::NEVER,
                         receiver_timer_at: Time::NEVER,
                         delivered_payload: 0,

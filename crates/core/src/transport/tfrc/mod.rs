@@ -21,8 +21,10 @@
 //!
 //! * Loss is detected at the first later packet (no reordering in the simulator, so RFC 5348's
 //!   NDUPACK = 3 would only delay detection by two packets).
-//! * History discounting (§5.5) and oscillation prevention (§4.5), both optional in the RFC, are
-//!   not implemented. The sender always has data unless the scenario gives it an `app_rate`
+//! * History discounting (§5.5, optional in the RFC) is implemented in [`loss_history`] and off by
+//!   default; the flow key `history_discounting = true` turns it on (ns-2's TFRC sink, which Cho
+//!   2002 ran, has `discount_ 1`). Oscillation prevention (§4.5, optional) is not implemented.
+//!   The sender always has data unless the scenario gives it an `app_rate`
 //!   (then it sends at `min(X, app rate)`, RFC 5348's data-limited sender).
 //! * Initial rate: one packet per second until the first feedback, then `W_init/R` with
 //!   `W_init = min(4s, max(2s, 4380))` (§4.2, RFC 3390).

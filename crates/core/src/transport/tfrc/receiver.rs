@@ -11,6 +11,8 @@
 //! * The synthetic first loss interval (§6.3.1) uses the receive rate `X_target` = the larger
 //!   of the rate since the last report and the last reported `X_recv` (the RFC's "receive rate
 //!   for the most recent round-trip time"; a report covers about one RTT).
+//! * History discounting (§5.5) is off unless [`TfrcReceiver::with_history_discounting`] turns
+//!   it on (the flow key `history_discounting`; see [`LossHistory`]).
 //! * Sequence numbers never wrap in a run (2³² packets); a packet older than the highest received
 //!   (impossible without reordering) is counted as delivered but changes nothing else.
 
@@ -114,6 +116,14 @@ impl TfrcReceiver {
     /// When the feedback timer fires next.
     pub fn next_wakeup(&self) -> Option<Time> {
         self.feedback_at
+    }
+
+    /// The same receiver with RFC 5348 §5.5 history discounting on or off (default off: the RFC
+    /// makes it optional; ns-2's `Agent/TFRCSink` runs with `discount_ 1`).
+    pub fn with_history_discounting(mut self, on: bool) -> TfrcReceiver {
+        debug_assert_eq!(self.history.events(), 0, "set before any data");
+        self.history = LossHistory::with_discounting(on);
+        self
     }
 
     /// The loss event rate `p` now.

@@ -51,7 +51,11 @@ fn average_loss_interval_uses_the_rfc_weights() {
 /// the synthetic first interval (§6.3.1), each later one the distance between two events' first
 /// losses, events 1 s apart with R = 10 ms.
 fn history_with(closed: &[u32]) -> LossHistory {
-    let mut h = LossHistory::default();
+    history_from(LossHistory::default(), closed)
+}
+
+/// As [`history_with`], starting from `h` (e.g. one with discounting on).
+fn history_from(mut h: LossHistory, closed: &[u32]) -> LossHistory {
     let ms = |m: u64| Time(m * 1_000_000);
     let r = Dur::from_millis(10);
     let (&oldest, rest) = closed.split_last().expect("at least one interval");
@@ -96,6 +100,54 @@ fn average_loss_interval_with_eight_closed_intervals() {
     let h = history_with(&[80, 70, 60, 50, 40, 30, 20, 10]);
     assert!((h.mean_interval(0.0) - 320.0 / 6.0).abs() < 1e-12);
     assert!((h.mean_interval(200.0) - 490.0 / 6.0).abs() < 1e-12);
+}
+
+#[test]
+fn history_discounting_weights_a_long_open_interval_more() {
+    // RFC 5348 §5.5 by hand. I_1..I_8 = 100, so I_mean over the closed intervals = 100.
+    // I_0 = 1000 > 2·100: DF = 2·100/1000 = 0.2, raised to THRESHOLD 0.25. I_tot0 = 1000·1 +
+    // 0.25·100·(1+1+1+0.8+0.6+0.4+0.2) = 1125, W_tot0 = 1 + 0.25·5 = 2.25 → 500; I_tot1/W_tot1
+    // = 100; so I_mean = 500 (p = 0.002). Without discounting (1000 + 500)/6 = 250 (p = 0.004).
+    let on = history_from(LossHistory::with_discounting(true), &[100; 8]);
+    let off = history_with(&[100; 8]);
+    assert_eq!(on.general_discount(1000.0), 0.25);
+    assert!((on.mean_interval(1000.0) - 500.0).abs() < 1e-9, "{}", on.mean_interval(1000.0));
+    assert!((off.mean_interval(1000.0) - 250.0).abs() < 1e-9);
+    // I_0 = 300: DF = 200/300 = 2/3 (above the threshold). I_tot0 = 300 + (2/3)·500 = 1900/3,
+    // W_tot0 = 1 + (2/3)·5 = 13/3 → 1900/13 = 146.15; without: 800/6 = 133.33.
+    assert!((on.general_discount(300.0) - 2.0 / 3.0).abs() < 1e-12);
+    assert!((on.mean_interval(300.0) - 1900.0 / 13.0).abs() < 1e-9, "{}", on.mean_interval(300.0));
+    assert!((off.mean_interval(300.0) - 800.0 / 6.0).abs() < 1e-9);
+    // I_0 = 200 is not more than twice I_mean: DF = 1 and the §5.4 mean, (200 + 500)/6.
+    assert_eq!(on.general_discount(200.0), 1.0);
+    assert!((on.mean_interval(200.0) - 700.0 / 6.0).abs() < 1e-9);
+    // Off, DF is always 1.
+    assert_eq!(off.general_discount(1000.0), 1.0);
+}
+
+#[test]
+fn history_discounting_persists_once_the_long_interval_closes() {
+    // §5.5: at the next loss event DF_i ← DF·DF_i, the factors shift, DF_1 = 1. Events of
+    // history_with end with the first loss at 701; a new event at 1701 closes I = 1000 with
+    // DF = 0.25, so the history becomes I_1 = 1000 (DF 1), I_2..I_8 = 100 (DF 0.25).
+    // With I_0 = 1: I_tot1 = 1000 + 0.25·100·5 = 1125 over W_tot1 = 1 + 0.25·5 = 2.25 → 500;
+    // I_tot0 = 1 + 1000 + 0.25·100·(1+1+0.8+0.6+0.4+0.2) = 1101 over 1 + 1 + 0.25·4 = 3 → 367;
+    // I_mean = 500. Without discounting: max((1 + 1000 + 400)/6, (1000 + 500)/6) = 250.
+    let ms = |m: u64| Time(m * 1_000_000);
+    let r = Dur::from_millis(10);
+    let mut on = history_from(LossHistory::with_discounting(true), &[100; 8]);
+    let mut off = history_with(&[100; 8]);
+    for h in [&mut on, &mut off] {
+        assert!(h.on_gap((1700, ms(9000)), (1702, ms(9002)), 1701, r, || unreachable!()));
+        assert_eq!(h.closed().collect::<Vec<_>>(), [1000.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0]);
+    }
+    assert_eq!(on.discounts().collect::<Vec<_>>(), [1.0, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25]);
+    assert_eq!(off.discounts().collect::<Vec<_>>(), [1.0; 8]);
+    assert!((on.mean_interval(1.0) - 500.0).abs() < 1e-9, "{}", on.mean_interval(1.0));
+    assert!((off.mean_interval(1.0) - 250.0).abs() < 1e-9);
+    // An interval that closes without exceeding 2·I_mean leaves the factors as they were (×1).
+    assert!(on.on_gap((1800, ms(10_000)), (1802, ms(10_002)), 1801, r, || unreachable!()));
+    assert_eq!(on.discounts().collect::<Vec<_>>(), [1.0, 1.0, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25]);
 }
 
 #[test]
@@ -374,6 +426,33 @@ fn bad_tfrc_keys_are_rejected() {
     let text = text.replace("rate = \"1Mbps\"", "packet_size = \"20B\"");
     let e = crate::scenario::parse_toml(&text).unwrap_err().to_string();
     assert!(e.contains("flows[0].packet_size") && e.contains("29B"), "{e}");
+}
+
+#[test]
+fn history_discounting_is_a_validated_tfrc_key() {
+    let base = "[run]\nduration = \"1s\"\n[topology]\nbottleneck = { rate = \"10Mbps\", delay = \"20ms\" }\n[[flows]]\n";
+    // Not a key of TCP flows.
+    let e = crate::scenario::parse_toml(&format!("{base}kind = \"tcp\"\nhistory_discounting = true\n")).unwrap_err().to_string();
+    assert!(e.contains("flows[0].history_discounting") && e.contains("not a key of kind \"tcp\""), "{e}");
+    // A boolean only.
+    let e = crate::scenario::parse_toml(&format!("{base}kind = \"tfrc\"\nhistory_discounting = \"yes\"\n")).unwrap_err().to_string();
+    assert!(e.contains("history_discounting"), "{e}");
+    let sc = crate::scenario::parse_toml(&format!("{base}kind = \"tfrc\"\nhistory_discounting = true\n")).unwrap();
+    assert!(matches!(sc.flows[0].kind, crate::scenario::FlowKind::Tfrc { history_discounting: true, .. }));
+    let sc = crate::scenario::parse_toml(&format!("{base}kind = \"tfrc\"\n")).unwrap();
+    assert!(matches!(sc.flows[0].kind, crate::scenario::FlowKind::Tfrc { history_discounting: false, .. }), "default off");
+}
+
+#[test]
+fn history_discounting_reaches_the_receiver() {
+    // The same run with and without: the receivers' p differ (the key is plumbed), and the
+    // default equals an explicit false.
+    let flows = |hd: &str| format!("[[flows]]\nkind = \"tfrc\"\ncount = 4\nstart_jitter = \"1s\"\n{hd}");
+    let q = "kind = \"red\"\nlimit = 100\nmin_th = 10\nmax_th = 30\nmax_p = 0.1";
+    let p = |s: &serde_json::Value| s["flows"].as_array().unwrap().iter().map(|f| f["tfrc_loss_event_rate"].as_f64().unwrap()).collect::<Vec<_>>();
+    let (def, off, on) = (dumbbell(q, &flows(""), 3), dumbbell(q, &flows("history_discounting = false\n"), 3), dumbbell(q, &flows("history_discounting = true\n"), 3));
+    assert_eq!(p(&def), p(&off));
+    assert_ne!(p(&def), p(&on));
 }
 
 #[test]
