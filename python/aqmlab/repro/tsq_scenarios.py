@@ -8,7 +8,9 @@ Unstated details and the choices made here (spec §4.3), all in ``docs/tsq.md``:
 
 * every data packet is 1000 B on the wire (TCP: 960 B payload + 40 B header), ACKs 40 B;
 * FTP: long-lived TCP NewReno with ns-2's defaults (``profile = "ns2"``: window_ 20 packets,
-  IW 2, no delayed ACKs, min RTO 0.2 s), hint 16;
+  IW 2, no delayed ACKs, min RTO 0.2 s) and, as ns-2's agents do, the retransmission timer restarted
+  at a fast retransmit (``restart_timer_on_fast_retransmit``; the ns-2 cross-check's PI case,
+  docs/validation.md §4), hint 16;
 * "TCP-friendly CBR" audio/video: **TCP NewReno driven by a CBR application** (``app_rate``: ns-2's
   ``Agent/TCP`` + ``Application/Traffic/CBR``), the application writing 1000-B packets at the nominal
   rate (128 Kb/s audio = 16 pkt/s, 500 Kb/s video = 62.5 pkt/s); the sensitivity variants are a plain
@@ -36,16 +38,17 @@ FTP_FILE_KBITS = 15_000.0  # S of Q_t = T/S (unstated; ≥ the bottleneck rate, 
 MEDIA_MODELS = ("tcp-cbr", "udp-cbr", "tfrc-cbr")
 AUDIO_KBPS, VIDEO_KBPS, UDP_E4_KBPS, UDP_E5_KBPS = 128.0, 500.0, 600.0, 128.0
 
-FTP = {"kind": "tcp", "profile": "ns2", "variant": "newreno", "mss": f"{TCP_PAYLOAD}B", "header_bytes": "40B",
-       "start_jitter": START_JITTER, "delay_hint": 16, "class": 0}
+# ns-2's Agent/TCP/Newreno: `dupack_action` restarts the retransmission timer (reset_rtx_timer(1,0)).
+NS2_NEWRENO = {"kind": "tcp", "profile": "ns2", "variant": "newreno", "mss": f"{TCP_PAYLOAD}B", "header_bytes": "40B",
+               "restart_timer_on_fast_retransmit": True}
+FTP = {**NS2_NEWRENO, "start_jitter": START_JITTER, "delay_hint": 16, "class": 0}
 
 
 def media_group(model: str, kbps: float, hint: int, count: int = 1) -> dict[str, Any]:
     """`count` media flows of nominal wire rate `kbps` (1000-B packets) with delay hint `hint`."""
     if model == "tcp-cbr":
         # The application writes 960-B segments, 1000 B on the wire: kbps·960/1000 of payload.
-        return {"kind": "tcp", "profile": "ns2", "variant": "newreno", "mss": f"{TCP_PAYLOAD}B", "header_bytes": "40B",
-                "app_rate": f"{kbps * TCP_PAYLOAD / PACKET_BYTES:.6g}kbps", "start_jitter": START_JITTER,
+        return {**NS2_NEWRENO, "app_rate": f"{kbps * TCP_PAYLOAD / PACKET_BYTES:.6g}kbps", "start_jitter": START_JITTER,
                 "delay_hint": hint, "class": 1, "count": count}
     if model == "udp-cbr":
         return {"kind": "udp-cbr", "rate": f"{kbps:.6g}kbps", "packet_size": f"{PACKET_BYTES}B", "start_jitter": START_JITTER,
