@@ -66,8 +66,10 @@ def wire_per_payload(kind: str) -> float:
 
 
 def scenario(bottleneck_mbps: float, n_ftp: int, media: dict[str, Any] | None, *, tsq: bool, seed: int,
-             duration_s: float, per_flow: bool = False, queue_extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One run: `n_ftp` FTP flows and the `media` group over PI (tsq=False) or TSQ over PI."""
+             duration_s: float, per_flow: bool = False, queue_extra: dict[str, Any] | None = None,
+             warmup_s: float = WARMUP_S) -> dict[str, Any]:
+    """One run: `n_ftp` FTP flows and the `media` group over PI (tsq=False) or TSQ over PI; the first
+    `warmup_s` seconds are discarded (0: the spec's "thesis-like" variant, all data, §4.3)."""
     flows = []
     if n_ftp > 0:
         flows.append({**FTP, "count": n_ftp})
@@ -75,7 +77,7 @@ def scenario(bottleneck_mbps: float, n_ftp: int, media: dict[str, Any] | None, *
         flows.append(media)
     queue = {"kind": "tsq", "enabled": tsq, "latency": L_CONST, "a": 1.822e-5, "b": 1.816e-5, "sample_rate": 170,
              "q_ref": 200, "limit": 800, **(queue_extra or {})}
-    return {"run": {"duration": f"{duration_s:g}s", "warmup": f"{WARMUP_S:g}s", "seed": seed},
+    return {"run": {"duration": f"{duration_s:g}s", "warmup": f"{warmup_s:g}s", "seed": seed},
             "topology": {"bottleneck": {"rate": f"{bottleneck_mbps:g}Mbps", "delay": BOTTLENECK_DELAY},
                          "access": dict(ACCESS), "receiver_access": dict(ACCESS)},
             "queue": queue, "flows": flows,
@@ -86,10 +88,12 @@ def scenario(bottleneck_mbps: float, n_ftp: int, media: dict[str, Any] | None, *
 
 # ---- the five experiments (spec §4.2) ----
 
-def e1(hint: int, *, tsq: bool, seed: int, duration_s: float, model: str = "tcp-cbr", queue_extra=None) -> dict:
-    """E1 (Sec. 5.2): 15 Mb/s, 99 FTP + 1 audio at 128 Kb/s with hint `hint`."""
+def e1(hint: int, *, tsq: bool, seed: int, duration_s: float, model: str = "tcp-cbr", queue_extra=None,
+       warmup_s: float = WARMUP_S) -> dict:
+    """E1 (Sec. 5.2): 15 Mb/s, 99 FTP + 1 audio at 128 Kb/s with hint `hint`. With `warmup_s` other than
+    the default (the no-warm-up variant) no per-flow series or packet delays are recorded (no CDFs)."""
     return scenario(15, 99, media_group(model, AUDIO_KBPS, hint), tsq=tsq, seed=seed, duration_s=duration_s,
-                    per_flow=True, queue_extra=queue_extra)
+                    per_flow=warmup_s == WARMUP_S, queue_extra=queue_extra, warmup_s=warmup_s)
 
 
 def e2(hint: int, *, tsq: bool, seed: int, duration_s: float, model: str = "tcp-cbr") -> dict:
@@ -97,10 +101,10 @@ def e2(hint: int, *, tsq: bool, seed: int, duration_s: float, model: str = "tcp-
     return scenario(4, 19, media_group(model, VIDEO_KBPS, hint), tsq=tsq, seed=seed, duration_s=duration_s, per_flow=True)
 
 
-def e3(n_audio: int, *, tsq: bool, seed: int, duration_s: float, queue_extra=None) -> dict:
+def e3(n_audio: int, *, tsq: bool, seed: int, duration_s: float, queue_extra=None, warmup_s: float = WARMUP_S) -> dict:
     """E3 (Sec. 5.4): 15 Mb/s, `n_audio` TCP-friendly audio flows (hint 6) and 100 − n FTP."""
     return scenario(15, 100 - n_audio, media_group("tcp-cbr", AUDIO_KBPS, 6, n_audio), tsq=tsq, seed=seed,
-                    duration_s=duration_s, queue_extra=queue_extra)
+                    duration_s=duration_s, queue_extra=queue_extra, warmup_s=warmup_s)
 
 
 def e4(hint: int, *, tsq: bool, seed: int, duration_s: float) -> dict:
