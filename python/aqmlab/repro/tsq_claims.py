@@ -510,7 +510,7 @@ def claims(r: dict[str, pd.DataFrame], p: Plan | None = None) -> tuple[list[Clai
                          "(1/16 of the queue's drain time)",
                          note="Per reading: " + "; ".join(each) + "." + (
                              " Plain UDP CBR is unresponsive: a lower hint costs it only the extra drops of p′ "
-                             "(its rate does not fall), so the delay gain wins down to hint 1; the hint-6 optimum "
+                             "(its rate does not fall), so the delay gain wins down to the lowest hints; the hint-6 optimum "
                              "needs a source whose rate falls with p′ as TCP's does."
                              if any(v is False and t.startswith(names["udp-cbr"]) for v, t in checks) else "")
                          if _verdict(checks) is not True else ""))

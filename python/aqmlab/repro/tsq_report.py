@@ -103,7 +103,9 @@ def write_report(out: Path, p: Plan, cl: list[Claim], info: dict[str, Any], figs
            "noise\", not \"holds\". ")
         + "Setup, every unstated choice and the errata are in `docs/tsq.md`; the source "
         "model of the \"TCP-friendly\" media flows is TCP NewReno driven by a CBR application (ns-2 `Agent/TCP` + "
-        "`Application/Traffic/CBR`), with an unbounded send backlog; quality uses the network one-way delay.",
+        "`Application/Traffic/CBR`), with an unbounded send backlog; quality uses the network one-way delay. "
+        "Every TCP flow restarts its retransmission timer at a fast retransmit, as ns-2's NewReno does "
+        "(`restart_timer_on_fast_retransmit`; the ns-2 cross-check's PI case, docs/validation.md §4).",
         "",
         *([_optimum_caveat(info), ""] if _optimum_caveat(info) else []),
         "## Claims",
