@@ -96,13 +96,14 @@ def by_id(r: dict[str, pd.DataFrame]) -> dict[str, Claim]:
 
 def test_a_thesis_like_frame_makes_every_claim_with_a_criterion_hold() -> None:
     cl, info = claims(thesis_like())
-    tested = [c for c in cl if c.ident != "E2.3"]  # E2.3 is a sanity check, shown only
-    assert {c.ident for c in tested} >= {"E1.1", "E1.2", "E1.3", "E1.4", "E1.5", "E1.6", "E1.7", "E1.8", "E1.9", "E2.1",
+    # E2.3 is a sanity check; E1.7 and E1.8 compare runs identical by construction: shown only
+    tested = [c for c in cl if c.ident not in ("E2.3", "E1.7", "E1.8")]
+    assert {c.ident for c in tested} >= {"E1.1", "E1.2", "E1.3", "E1.4", "E1.5", "E1.6", "E1.9", "E2.1",
                                          "E2.2", "E2.4", "E2.5", "E2.6", "E2.7", "E3.1", "E3.2", "E3.3", "E3.4",
                                          "Ch7.1", "Ch7.2", "E4.1", "E4.2", "E5.1", "E5.2", "G.1", "S.1", "S.3"}
     assert {c.ident: c.verdict for c in tested} == {c.ident: "holds" for c in tested}
     assert not any(c.note for c in tested)
-    assert tally(cl) == f"{len(cl) - 1} of {len(cl)} claims hold, 0 do not, 1 shown only"
+    assert tally(cl) == f"{len(cl) - 3} of {len(cl)} claims hold, 0 do not, 3 shown only"
     assert "TCP+CBR" in {c.ident: c for c in cl}["E1.1"].why and "TCP+CBR" in {c.ident: c for c in cl}["E2.1"].why
     assert optimum(info["h1"]) == (6, pytest.approx(0.88))
 
@@ -197,7 +198,7 @@ def test_one_seed_gives_plain_comparisons_never_within_noise() -> None:
 
 # ---- the claims added from the digest's list (Figs. 5.3, 5.5, 5.8, §5.6) and spec §3.6's variant ----
 
-def test_e1_6_fails_when_ftp_windows_look_like_the_hint_1_curve_and_e1_7_when_pi_alone_differs() -> None:
+def test_e1_6_fails_when_ftp_windows_look_like_the_hint_1_curve_and_e1_7_is_shown_whatever_pi_alone_does() -> None:
     e1 = sweep()
     e1["ftp_windows_kbps"] = [np.full(50, 26.0) + JIT[s] for s in e1["seed"]]  # audio's hint-1 curve
     c = by_id(thesis_like(e1=e1))["E1.6"]
@@ -206,18 +207,31 @@ def test_e1_6_fails_when_ftp_windows_look_like_the_hint_1_curve_and_e1_7_when_pi
     pi = e1["hint"] == 0
     e1.loc[pi, "media_windows_kbps"] = pd.Series([np.full(50, 56.0) + JIT[s] for s in e1.loc[pi, "seed"]],
                                                  index=e1.index[pi])  # audio's hint-6 curve
-    c = by_id(thesis_like(e1=e1))["E1.7"]
-    assert c.verdict == "does not hold" and "distance to hint 6" in c.note
-    # Only E1.7 says it restates E1.8 (TSQ at hint 16 is PI alone by construction); E1.6 compares other flows.
-    assert "no independent evidence" in c.why and "no independent evidence" not in by_id(thesis_like())["E1.6"].why
+    # TSQ at hint 16 is PI alone by construction: E1.7 cannot fail in a real run, so it is not counted.
+    for frame in (thesis_like(e1=e1), thesis_like()):
+        c = by_id(frame)["E1.7"]
+        assert c.verdict == "shown" and "not counted" in c.why and "bit-identical" in c.why
+    assert "not counted" not in by_id(thesis_like())["E1.6"].why
 
 
-def test_e1_8_fails_when_pi_alone_delay_is_clearly_not_hint_16s() -> None:
+def test_e1_8_is_shown_not_counted_whatever_the_delays() -> None:
     e1 = sweep()
     e1.loc[e1["hint"] == 0, "media_delay_ms"] += 30.0
-    c = by_id(thesis_like(e1=e1))["E1.8"]
-    assert c.verdict == "does not hold" and "PI alone" in c.note
-    assert by_id(thesis_like())["E1.8"].verdict == "holds"
+    for frame in (thesis_like(e1=e1), thesis_like()):
+        c = by_id(frame)["E1.8"]
+        assert c.verdict == "shown" and not c.within_noise and "not counted" in c.why
+
+
+def test_e2_2_notes_video_medians_that_do_not_fall_with_the_hint() -> None:
+    c = by_id(thesis_like())["E2.2"]
+    assert "median 300-ms video throughput" in c.ours and not c.note
+    e2 = sweep(0.7, kbps=lambda h: 150 + 3 * h)
+    one = e2["hint"] == 1
+    # hint 1's windows carry more than hint 16's: the medians no longer fall with the hint
+    e2.loc[one, "media_windows_kbps"] = pd.Series([np.full(50, 400.0) + JIT[s] for s in e2.loc[one, "seed"]],
+                                                  index=e2.index[one])
+    c = by_id(thesis_like(e2=e2))["E2.2"]
+    assert "do not fall steadily" in c.note and "not on the curves" in c.note
 
 
 def test_e2_6_fails_when_video_q_t_rises_as_the_hint_falls_and_e2_7_when_its_drop_is_larger() -> None:
@@ -338,3 +352,26 @@ def test_e1_9_fails_when_a_low_hint_spreads_the_delay_more_than_pi_alone() -> No
                                                 index=e1.index[one])
     c = by_id(thesis_like(e1=e1))["E1.9"]
     assert c.verdict == "does not hold" and "p90 − p10 PI alone" in c.note and "hint 1" in c.note
+
+
+def test_full_plan_defaults_to_ten_seeds_and_runs_the_no_warm_up_variant() -> None:
+    from aqmlab.repro.tsq_runs import plan
+    from aqmlab.repro import tsq_scenarios as S
+
+    assert plan(False).seeds == tuple(range(1, 11))  # the spec asks for >= 5; the shipped report uses 10
+    assert plan(True).seeds == (1,)
+    assert plan(False, seeds=5).seeds == (1, 2, 3, 4, 5)
+    # the thesis-like variant counts everything, and only it: the default discards the first 20 s
+    assert S.e1(6, tsq=True, seed=1, duration_s=100, warmup_s=0.0)["run"]["warmup"] == "0s"
+    assert S.e3(25, tsq=True, seed=1, duration_s=100, warmup_s=0.0)["run"]["warmup"] == "0s"
+    assert S.e1(6, tsq=True, seed=1, duration_s=100)["run"]["warmup"] == "20s"
+
+
+def test_no_warm_up_section_reports_the_optimum_and_gains_of_both_variants() -> None:
+    from aqmlab.repro.tsq_report import _no_warmup_section
+
+    r = thesis_like(e1_nowarm=sweep(0.8), e3_nowarm=mixes({n: v + 0.01 for n, v in AUDIO3.items()}, FTP3))
+    _, info = claims(r)
+    text = "\n".join(_no_warmup_section(info, 100.0))
+    assert "optimum at hint 3" in text and "with the warm-up discarded hint 6" in text
+    assert "E3 audio gain" in text and "no warm-up" in text

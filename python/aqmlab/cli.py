@@ -652,7 +652,7 @@ def repro_bmre(out: str, quick: bool, seeds: int | None, duration_s: float | Non
 @click.option("--out", "out", type=str, default="results/repro/tsq",
               show_default=True, help="Directory for report.md, figures and CSV tables.")
 @click.option("--quick", is_flag=True, help="One seed, 40 s runs, hints 1, 3, 6, 10, 16: a few minutes.")
-@click.option("--seeds", type=click.IntRange(min=1), default=None, help="Seeds per point (default 3; 1 with --quick).")
+@click.option("--seeds", type=click.IntRange(min=1), default=None, help="Seeds per point (default 10; 1 with --quick).")
 @click.option("--duration", type=click.FloatRange(min=25), default=None,
               help="Seconds per run, warm-up 20 s included (default 100; 40 with --quick).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")

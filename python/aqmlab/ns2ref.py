@@ -10,6 +10,12 @@ with its ns-default.tcl values; the dumbbell's 30-packet buffer, "rem", or 100 p
 also held to the bottleneck's time-average queue length: 15 % (fixed with the others before its first
 comparison; docs/rem.md).
 
+PI (Kumar 2003's dumbbell, `validation/ns2/pi_dumbbell.tcl` mirrors `aqmlab.repro.tsq_scenarios`): ns-2's
+`Queue/PI` with the thesis's settings (q_ref 200, limit 800, a 1.822e-5, b 1.816e-5, 170 Hz) against
+aqmlab's `pi`, 99 NewReno FTP flows over 15 Mb/s / 300 ms, 100 s with the first 20 s discarded; the
+case "pi" is held to the same tolerances (goodput, drop rate, timeouts, JFI, the one cluster's per-flow
+goodput) and to the mean queue (15 %), which PI holds at q_ref.
+
     python -m aqmlab.ns2ref          # prints the markdown table of docs/validation.md §4
 """
 
@@ -27,9 +33,11 @@ import numpy as np
 import aqmlab
 from aqmlab.exceptions import AqmlabError
 from aqmlab.metrics import jain_index
+from aqmlab.repro import tsq_scenarios as T
 from aqmlab.repro import white_scenarios as W
 
 SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "white_dumbbell.tcl"
+PI_SCRIPT = SCRIPT.with_name("pi_dumbbell.tcl")
 PROFILE = W.RedProfile("thresholds-3-9", 30, 3, 9, 0.1)  # the WHITE reproduction's calibrated RED
 SEEDS = (1, 2, 3, 4, 5)
 CASES = (("exp1", "red"), ("exp2", "red"), ("exp3", "red"), ("exp4", "red"), ("exp1-offgrid", "droptail"),
@@ -41,7 +49,7 @@ OFFGRID_STEP_MS = 0.037  # flow i's access delay + i·0.037 ms: no two RTTs a wh
 
 TOLERANCE = {"goodput": 0.03, "drop_rate": 0.25, "timeouts": 0.30, "jfi": 0.05, "cluster": 0.15, "lone_flow": 0.25,
              "mean_queue": 0.15}
-MEAN_QUEUE_CHECKED = ("rem", "rem-b100")  # disciplines whose time-average queue is compared (REM controls the backlog)
+MEAN_QUEUE_CHECKED = ("rem", "rem-b100", "pi")  # disciplines whose time-average queue is compared (REM and PI control the backlog)
 # REM's buffer: the dumbbell's 30 packets ("rem"), or 100 ("rem-b100"): with pbo_ = 20 a 30-packet buffer
 # overflows before the price leaves 0, so REM acts as drop-tail there (docs/rem.md).
 REM_LIMITS = {"rem": PROFILE.limit, "rem-b100": 100}
@@ -192,9 +200,70 @@ def markdown_table(rows: list[Comparison]) -> str:
     return "\n".join(lines)
 
 
+# ---- PI: Kumar 2003's dumbbell (Sec. 5.1), FTP flows only ----
+
+@dataclass(frozen=True)
+class PiExperiment:
+    """The PI case: `n_flows` FTP flows over the TSQ dumbbell, all in one cluster."""
+
+    name: str = "kumar-99ftp"
+    n_flows: int = 99
+    bottleneck_mbps: float = 15.0
+    duration_s: float = 100.0
+    warmup_s: float = T.WARMUP_S
+
+    @property
+    def clusters(self) -> tuple[str, ...]:
+        return ("all",) * self.n_flows
+
+
+PI_EXPERIMENT = PiExperiment()
+
+
+def run_ns2_pi(exp: PiExperiment, seed: int) -> Run:
+    """The PI case in ns-2 (`Queue/PI`, `Agent/TCP/Newreno`)."""
+    args = [ns_binary(), str(PI_SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", str(exp.n_flows),
+            f"{exp.bottleneck_mbps:g}"]
+    text = subprocess.run(args, capture_output=True, check=True).stdout.decode("latin-1")
+    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
+    queue_line = re.search(r"queue (\d+) (\d+)", text)
+    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
+    if len(flows) != exp.n_flows or queue_line is None or qmean is None:
+        raise AqmlabError(f"ns-2 output for {exp.name}/pi seed {seed} is incomplete: {len(flows)} flow lines")
+    arrivals, drops = (int(x) for x in queue_line.groups())
+    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
+               float(qmean.group(1)))
+
+
+def pi_scenario(exp: PiExperiment, seed: int, *, restart_timer: bool = True) -> dict:
+    """The PI case in aqmlab: the TSQ reproduction's scenario with PI alone and no media flow.
+    `restart_timer` is the FTP flows' `restart_timer_on_fast_retransmit` (ns-2's behaviour)."""
+    sc = T.scenario(exp.bottleneck_mbps, exp.n_flows, None, tsq=False, seed=seed, duration_s=exp.duration_s)
+    sc["queue"] = {"kind": "pi", "a": 1.822e-5, "b": 1.816e-5, "sample_rate": 170, "q_ref": 200, "limit": 800}
+    sc["flows"][0]["restart_timer_on_fast_retransmit"] = restart_timer
+    sc["output"] = {}
+    return sc
+
+
+def run_aqmlab_pi(exp: PiExperiment, seed: int, *, restart_timer: bool = True) -> Run:
+    res = aqmlab.run(pi_scenario(exp, seed, restart_timer=restart_timer))
+    flows = res.flows.sort_values("id")
+    q = res.queues.iloc[0]
+    return Run(flows["goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"],
+               float(q["mean_len_packets"]))
+
+
+def compare_pi(exp: PiExperiment = PI_EXPERIMENT, seeds: tuple[int, ...] = SEEDS, *,
+               restart_timer: bool = True) -> Comparison:
+    """The PI case in both simulators over `seeds`."""
+    ours = Summary.of(exp, [run_aqmlab_pi(exp, s, restart_timer=restart_timer) for s in seeds])
+    theirs = Summary.of(exp, [run_ns2_pi(exp, s) for s in seeds])
+    return Comparison(f"{exp.name}/pi", ours, theirs, {"all": exp.n_flows})
+
+
 def main() -> None:
     print(f"aqmlab / ns-2.35, means over seeds {', '.join(map(str, SEEDS))}\n")
-    print(markdown_table([compare(e, q) for e, q in CASES]))
+    print(markdown_table([compare(e, q) for e, q in CASES] + [compare_pi()]))
 
 
 if __name__ == "__main__":

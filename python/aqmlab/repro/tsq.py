@@ -9,7 +9,8 @@
 * sensitivity of the E1/E2 optimum to the source model of the "TCP-friendly CBR" flows (TCP driven
   by a CBR application, the default, vs plain UDP CBR and vs a CBR application over application-limited
   TFRC), and two ablations: l = 300 ms on E1 (the true propagation RTT, spec §5.8) and q′ = target
-  delay (A2) on E3.
+  delay (A2) on E3; and the spec's "thesis-like" variant (§4.3): E1 and E3 again with no warm-up
+  discarded (a report section, no claim).
 
 Quality per flow and run (spec §3.6): Q = min(Q_d(mean one-way delay), Q_t(mean throughput)) with the
 thesis's functions (``aqmlab.models.tsq_quality``); throughput counts 1000-B packets (wire bits of
@@ -19,7 +20,8 @@ and show the spread. The claims are the qualitative statements of §5 plus the n
 every criterion is stated in the table, and every ordering a claim depends on is tested against the
 seeds' noise (``common.clearly_greater``): within the noise the verdict is "within noise", not "holds".
 
-`--quick`: one seed, 40-s runs, hints 1, 3, 6, 10, 16 (no sensitivity sweep, no ablations).
+Full run: 10 seeds by default (`--seeds`; the spec asks for at least 5). `--quick`: one seed, 40-s runs,
+hints 1, 3, 6, 10, 16 (no sensitivity sweep, no ablations, no no-warm-up variant).
 
 The pieces: ``tsq_scenarios`` (the scenarios of E1–E5), ``tsq_runs`` (plan and runs), ``tsq_metrics``
 (what every run reports), ``tsq_summaries`` and ``tsq_cdfs`` (over seeds; the CDFs' data), ``tsq_claims``,

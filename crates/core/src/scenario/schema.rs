@@ -404,6 +404,10 @@ pub struct FlowParams {
     /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,
+    /// Restart the retransmission timer at a fast retransmit (ns-2's `reset_rtx_timer(1,0)` in
+    /// `dupack_action`); default false, RFC 6298 (5.1) leaves a running timer alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_timer_on_fast_retransmit: Option<bool>,
     /// SACK: keep the scoreboard across a retransmission timeout and resend only unSACKed data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_sack_after_timeout: Option<bool>,

@@ -158,6 +158,13 @@ pub struct TcpConfig {
     /// RFC 5681 §4.1 restart window: after an idle period longer than the RTO, resume from
     /// min(IW, cwnd) (ns-2's `slow_start_restart_`, Linux's `tcp_slow_start_after_idle`).
     pub restart_after_idle: bool,
+    /// Restart the retransmission timer when a fast retransmit starts recovery, as ns-2's Reno,
+    /// NewReno and SACK agents do (`dupack_action` → `reset_rtx_timer(1,0)`, tcp-reno.cc,
+    /// tcp-newreno.cc, tcp-sack1.cc). Off: RFC 6298 (5.1), the timer started by the last new ACK
+    /// keeps running, so the retransmission's ACK must come back within RTO of that ACK. With a
+    /// 200 ms minimum RTO and an RTO near 1.2·RTT the difference is large (docs/validation.md §4,
+    /// the PI case). Off in every profile, ns-2's included, so the profiles' results stay as they were.
+    pub restart_timer_on_fast_retransmit: bool,
     /// SACK senders: after a retransmission timeout keep the scoreboard, count every unSACKed
     /// segment outstanding as lost and resend only those (ns-3's `SetSentListLost`, Linux's
     /// `tcp_enter_loss`; RFC 6675 §5.1 allows it). Off: forget it and go back N (RFC 2018 §8).
@@ -227,6 +234,7 @@ impl Default for TcpConfig {
             hystart: true,
             ecn_l4s: false,
             restart_after_idle: false,
+            restart_timer_on_fast_retransmit: false,
             keep_sack_after_timeout: false,
             ns3_sack_recovery: false,
             ns3_reno_sack: false,

@@ -670,6 +670,10 @@ impl TcpSender {
         }
         self.in_recovery = true;
         self.partial_ack_seen = false;
+        if cfg.restart_timer_on_fast_retransmit {
+            // ns-2 `dupack_action`: `reset_rtx_timer(1,0)` before the retransmission goes out.
+            self.arm_timer(cfg, now);
+        }
         if cfg.ns3_sack_recovery {
             self.ns3_sack_enter_recovery(cfg, now, delivered, out);
             return;

@@ -153,6 +153,25 @@ fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
 }
 
 #[test]
+fn restart_timer_on_fast_retransmit_rearms_at_the_retransmission_as_ns2_does() {
+    // ns-2 `dupack_action`: reset_rtx_timer(1,0) with the fast retransmit (tcp-newreno.cc).
+    for variant in [TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack] {
+        let c = TcpConfig { initial_window: 10, restart_timer_on_fast_retransmit: true, ..cfg(variant) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &ack(1), &mut out);
+        let armed_by_new_ack = s.next_wakeup().unwrap();
+        assert_eq!(armed_by_new_ack, ms(100) + s.rto(&c));
+        for k in 0..3u32 {
+            let dup = if variant == TcpVariant::Sack { sack_ack(1, &[(2, 3 + k)]) } else { ack(1) };
+            s.on_ack(&c, ms(150), &dup, &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1, "{variant:?}");
+        assert_eq!(s.next_wakeup().unwrap(), ms(150) + s.rto(&c), "{variant:?}: restarted with the retransmission");
+    }
+}
+
+#[test]
 fn sack_sends_new_data_on_the_first_duplicate_acks() {
     let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
     let (mut s, _) = started(&c);
