@@ -34,7 +34,7 @@ def resolved_flow(flow: dict) -> dict:
                "count_acked_segments": True, "rack_tlp": True}),
     ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",
              "initial_window": 2, "initial_rto": "3s", "timer_granularity": "10ms", "timestamps": False,
-             "delayed_ack": {"count": 1, "timeout": "100ms"}}),
+             "delayed_ack": {"count": 1, "timeout": "100ms"}, "restart_timer_on_fast_retransmit": True}),
 ])
 def test_a_profile_fills_its_tools_defaults(profile: str, expected: dict) -> None:
     flow = resolved_flow({"profile": profile})

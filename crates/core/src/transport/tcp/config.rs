@@ -163,7 +163,7 @@ pub struct TcpConfig {
     /// tcp-newreno.cc, tcp-sack1.cc). Off: RFC 6298 (5.1), the timer started by the last new ACK
     /// keeps running, so the retransmission's ACK must come back within RTO of that ACK. With a
     /// 200 ms minimum RTO and an RTO near 1.2·RTT the difference is large (docs/validation.md §4,
-    /// the PI case). Off in every profile, ns-2's included, so the profiles' results stay as they were.
+    /// the PI case). On in the `ns2` profile (Tahoe's `TcpAgent::dupack_action` does it too).
     pub restart_timer_on_fast_retransmit: bool,
     /// SACK senders: after a retransmission timeout keep the scoreboard, count every unSACKed
     /// segment outstanding as lost and resend only those (ns-3's `SetSentListLost`, Linux's

@@ -85,6 +85,7 @@ impl TcpProfile {
                 recovery: Recovery::Classic,
                 limited_transmit: true,           // singledup_ 1
                 fast_retransmit_guard: Some(FastRetransmitGuard::Ns2), // bugFix_ true
+                restart_timer_on_fast_retransmit: true, // dupack_action: reset_rtx_timer(0,0), tcp.cc
                 mss: 1000,                        // packetSize_ 1000
                 header_bytes: 40,                 // tcpip_base_hdr_size_ 40
                 ack_bytes: 40,
