@@ -9,7 +9,8 @@ Set-up choices where Fig. 4.1 and the text are silent (spec §3, each stated in 
 * TCP NewReno as ns-2 ran it (`profile = "ns2"`), 1000-B packets counted whole (`mss` 1000 B,
   `header_bytes` 0: the thesis's byte constants are in these packets), minimum RTO 200 ms (§4.2.2),
   receiver window 1000 packets (spec §2.16: ns-2's 20-packet default would cap small N), no
-  delayed ACKs. Start times uniform in [0, 1) s (spec §3: "random", distribution not given).
+  delayed ACKs, the retransmission timer restarted at a fast retransmit as ns-2's `dupack_action`
+  does (in the profile since 2026-11-29; the runs before that left it running, RFC 6298). Start times uniform in [0, 1) s (spec §3: "random", distribution not given).
 * CBR (E3, E4): 1000-B UDP datagrams at 3× the fair share; in E3 `round(0.4·N)` of the N flows.
 * TFRC (E6): RFC 5348 with history discounting on (`history_discounting = true`, RFC 5348 §5.5): the
   thesis took "all parameters from [13]", the ns-2 TFRC agent, whose `ns-default.tcl` sets
