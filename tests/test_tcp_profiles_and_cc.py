@@ -78,6 +78,8 @@ def test_explicit_keys_win_over_the_profile() -> None:
     ({"congestion_control": "dctcp", "ecn": False}, "ecn", "needs ecn = true"),
     ({"profile": "bsd"}, "profile", "ns3"),
     ({"variant": "newreno", "keep_sack_after_timeout": True}, "keep_sack_after_timeout", "needs variant = \"sack\""),
+    ({"variant": "reno", "ecn_retransmit_ect": True}, "ecn_retransmit_ect", "needs ecn = true"),
+    ({"ecn": True, "ecn_retransmit_ect": "yes"}, "ecn_retransmit_ect", "bool"),
     ({"variant": "sack", "recovery": "classic", "ns3_sack_recovery": True}, "ns3_sack_recovery",
      "needs variant = \"sack\" and recovery = \"prr\""),
     ({"variant": "sack", "ns3_reno_sack": True}, "ns3_reno_sack", "needs variant = \"newreno\""),

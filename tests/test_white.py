@@ -177,8 +177,21 @@ def test_quick_reproduction_writes_both_readings_figures_and_tables(tmp_path) ->
     assert set(flows["period"].dropna()) == set(S.PERIODS)
     bins = pd.read_csv(tmp_path / "bins_seed1.csv.gz")
     assert set(bins["exp"]) == {"exp2", "exp5", "exp6"} and set(bins["seed"]) == {1}
+    all_exps = {*S.STATIC, *S.DYNAMIC}
     traces = pd.read_csv(tmp_path / "traces_seed1.csv")
-    assert set(traces["aqm"]) == set(WHITE_AQMS) and set(traces["exp"]) == {"exp2", "exp5", "exp6"}
+    assert set(traces["aqm"]) == set(WHITE_AQMS) and set(traces["exp"]) == all_exps
+    red_avg = pd.read_csv(tmp_path / "red_traces_seed1.csv")
+    assert set(red_avg["aqm"]) == {"red"} and set(red_avg["exp"]) == all_exps
+    assert red_avg["red_avg_pkts"].notna().all() and red_avg["red_avg_pkts"].max() > 1
+    # Per-source bins of every main run: one row per bin, one column per source; a static run's bins
+    # average (after the warm-up) to the run's per-flow goodput in flows.csv.
+    fb = pd.read_csv(tmp_path / "flow_bins_seed1.csv.gz")
+    assert set(fb["exp"]) == all_exps and set(fb["aqm"]) == set(AQMS)
+    assert [c for c in fb.columns if c.startswith("flow")] == [f"flow{i}" for i in range(S.N_FLOWS)]
+    one = fb[(fb["exp"] == "exp1") & (fb["aqm"] == "red")]
+    late = one[one["time_s"] > 30][[f"flow{i}" for i in range(S.N_FLOWS)]].mean().to_numpy()
+    want = static[(static["exp"] == "exp1") & (static["aqm"] == "red")].sort_values("flow")["goodput_mbps"].to_numpy()
+    assert abs(late - want).max() < 0.01
     sens = pd.read_csv(tmp_path / "sensitivity.csv")
     assert "case" in sens and len(sens) > 0
     gen = pd.read_csv(tmp_path / "generalisation.csv")
@@ -209,3 +222,17 @@ def test_vegas_base_rtt_hints_change_chardonnay_and_leave_red_alone() -> None:
     vegas = with_hint({"kind": "chardonnay", **RED}, "sender-vegas")
     assert plain.flows["timeouts"].sum() > 0, "the quirk needs one-segment rounds"
     assert not plain.flows[cols].equals(vegas.flows[cols])
+
+
+def test_repro_chablis_senders_send_retransmissions_ect_as_ns2() -> None:
+    """The WHITE repro's ECN-Reno senders are ns-2-like: retransmissions ECT (`ecn_retransmit_ect`,
+    ns-2.35 `TcpAgent::output`); the non-ECN senders do not carry the key (it needs `ecn`)."""
+    from aqmlab.repro import white_scenarios as S
+
+    exp = S.experiments()["exp1"]
+    red = S.calibration_profiles()[0]
+    chablis = S.scenario(exp, S.queue("chablis", red), seed=1, ecn=True)
+    assert all(f["ecn_retransmit_ect"] is True for f in chablis["flows"])
+    aqmlab.validate(chablis)
+    chardonnay = S.scenario(exp, S.queue("chardonnay", red), seed=1)
+    assert all("ecn_retransmit_ect" not in f for f in chardonnay["flows"])

@@ -16,10 +16,20 @@ from . import white_scenarios as S
 
 # ---- what every run reports ----
 
-def extract_for(exp: S.Experiment):
+def extract_for(exp: S.Experiment, keep_bins: bool = False):
     """The metrics of one run of `exp`: per-source goodputs over the measurement window (static)
-    or per period (dynamic), JFI, cluster aggregates, drop rate, total goodput."""
+    or per period (dynamic), JFI, cluster aggregates, drop rate, total goodput. `keep_bins` adds each
+    source's goodput per bin (`flow_bins`, Mb/s, sources × bins; the run must record per-flow bins)
+    and the RED-average trace (`r_series`) in every experiment, not only Exps 2, 5 and 6."""
     clusters = S.flow_clusters(exp)
+
+    def bins(ts: pd.DataFrame) -> dict[str, Any]:
+        if not keep_bins:
+            return {}
+        out = {"flow_bins": (_per_source_bins(ts, exp).to_numpy().T / 1e6).astype(np.float32),
+               "time_s": ts["time_s"].to_numpy()}
+        out.update(_r_series(ts))
+        return out
 
     def extract(res) -> dict[str, Any]:
         q = res.queues.iloc[0]
@@ -60,6 +70,7 @@ def extract_for(exp: S.Experiment):
             if exp.name == "exp2":
                 out.update(_cluster_series(res.timeseries, exp, _per_source_bins(res.timeseries, exp)))
                 out.update(_r_series(res.timeseries))
+            out.update(bins(res.timeseries))
             return out
         ts = res.timeseries
         sources = _per_source_bins(ts, exp)
@@ -82,17 +93,22 @@ def extract_for(exp: S.Experiment):
         out["total_mbps"] = float(total.mean())
         out.update(_cluster_series(ts, exp, sources))
         out.update(_r_series(ts))
+        out.update(bins(ts))
         return out
 
     return extract
 
 
 def _r_series(ts: pd.DataFrame) -> dict[str, Any]:
-    """WHITE's R_average and R_formula (ms) and RED's average queue (packets) per bin, when recorded."""
-    if "white_r_formula_ms" not in ts:
-        return {}
-    return {"r_series": (ts["white_r_average_ms"].to_numpy(), ts["white_r_formula_ms"].to_numpy(),
-                         ts["queue_avg"].to_numpy())}
+    """WHITE's R_average and R_formula (ms) and RED's average queue (packets) per bin, when recorded
+    (a RED run has the average only: its R columns are NaN)."""
+    if "white_r_formula_ms" in ts:
+        return {"r_series": (ts["white_r_average_ms"].to_numpy(), ts["white_r_formula_ms"].to_numpy(),
+                             ts["queue_avg"].to_numpy())}
+    if "queue_avg" in ts:
+        nan = np.full(len(ts), np.nan)
+        return {"r_series": (nan, nan, ts["queue_avg"].to_numpy())}
+    return {}
 
 
 def _cluster_series(ts: pd.DataFrame, exp: S.Experiment, sources: pd.DataFrame) -> dict[str, Any]:

@@ -202,7 +202,8 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         f"wall time {minutes:.1f} min.",
         "Set-up (spec seed001-white.md §3; choices in `aqmlab/repro/white_scenarios.py`): 30 ns-2-like Reno flows "
         "(IW 2, window 64, 1000-byte packets counted whole, no delayed ACKs, 100 ms timer granularity, min RTO 1 s, ns-2's `bugFix_` fast-retransmit guard; checked against ns-2.35 in docs/validation.md §4), "
-        "10 Mb/s / 5 ms bottleneck, 100 Mb/s access links, starts uniform in [0, 1) s; ECN-Reno for Chablis. "
+        "10 Mb/s / 5 ms bottleneck, 100 Mb/s access links, starts uniform in [0, 1) s; ECN-Reno for Chablis, "
+        "retransmissions ECT as ns-2 sends them (`ecn_retransmit_ect`; RFC 3168 §6.1.5 would send them Not-ECT). "
         "Static experiments measured over 30–150 s; dynamic ones per 30-s period from 250 ms bins. "
         "A cluster switched off pauses its application and keeps its connection, which slow-starts from the "
         "initial window when it returns (ns-2's `slow_start_restart_`; sensitivity: a new connection).",

@@ -37,7 +37,7 @@ WHITE_AQMS = tuple(f"{k}{r}" for r in READINGS for k in ("chardonnay", "chablis"
 def _jobs(exp_names, aqms, red: S.RedProfile, seeds, *, access_bps: float = 100e6, drr_buckets: int | None = None,
           alpha: float | None = None, beta: float | None = None, rtt_hint: str = "sender",
           queue_extra: dict | None = None, restart: str = "keep-state", extra: dict | None = None,
-          fred: S.RedProfile | None = None) -> list[Job]:
+          fred: S.RedProfile | None = None, per_flow_bins: bool = False) -> list[Job]:
     exps = S.experiments()
     jobs = []
     for name in exp_names:
@@ -45,20 +45,22 @@ def _jobs(exp_names, aqms, red: S.RedProfile, seeds, *, access_bps: float = 100e
             q = {**S.queue(aqm, red, alpha=alpha, beta=beta, drr_buckets=drr_buckets, fred=fred), **(queue_extra or {})}
             for seed in seeds:
                 sc = S.scenario(exps[name], q, seed=seed, ecn=aqm.startswith("chablis"), access_bps=access_bps,
-                                rtt_hint=rtt_hint, restart=restart)
+                                rtt_hint=rtt_hint, restart=restart, per_flow_bins=per_flow_bins)
                 jobs.append(Job(sc, {"exp": name, "aqm": aqm, "seed": seed, "profile": red.name,
                                      "access_mbps": access_bps / 1e6, **(extra or {})}))
     return jobs
 
 
-def _run(p: Plan, jobs: list[Job], desc: str) -> pd.DataFrame:
+def _run(p: Plan, jobs: list[Job], desc: str, keep_bins: bool = False) -> pd.DataFrame:
+    """Runs `jobs`; `keep_bins` keeps each run's per-flow bins and RED-average trace (the main runs:
+    the grid's thousands of runs would hold gigabytes)."""
     exps = S.experiments()
     by_exp: dict[str, list[Job]] = {}
     for j in jobs:
         by_exp.setdefault(j.labels["exp"], []).append(j)
     rows = []
     for name, js in by_exp.items():
-        rows += run_jobs(js, extract_for(exps[name]), workers=p.workers, desc=f"{desc} {name}", quiet=p.quiet)
+        rows += run_jobs(js, extract_for(exps[name], keep_bins=keep_bins), workers=p.workers, desc=f"{desc} {name}", quiet=p.quiet)
     return pd.DataFrame(rows)
 
 
@@ -119,7 +121,7 @@ def calibrate(p: Plan) -> tuple[S.RedProfile, pd.DataFrame]:
 # ---- the experiments ----
 
 def main_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
-    return _run(p, _jobs([*STATIC, *DYNAMIC], AQMS, red, p.seeds), "main")
+    return _run(p, _jobs([*STATIC, *DYNAMIC], AQMS, red, p.seeds, per_flow_bins=True), "main", keep_bins=True)
 
 
 def goodput_choice(calib: pd.DataFrame) -> str:
@@ -165,6 +167,8 @@ def sensitivity_runs(p: Plan, red: S.RedProfile, calib: pd.DataFrame | None = No
         jobs += _jobs(STATIC, ["csfq"], dataclasses.replace(red, limit=limit), seeds, extra={"case": case})
     jobs += _jobs(STATIC, ["chablis"], red, seeds, queue_extra={"ecn_gentle_mark": True},
                   extra={"case": CHABLIS_GENTLE_MARK_CASE})
+    jobs += _jobs(STATIC, ["chardonnay", "chablis"], red, seeds, queue_extra={"scale_in_gentle": True},
+                  extra={"case": SCALE_IN_GENTLE_CASE})
     jobs += _jobs(DYNAMIC, ["red", "drr", "chardonnay"], red, seeds, restart="new-connection",
                   extra={"case": NEW_CONNECTION_CASE})
     return _run(p, jobs, "sensitivity")
@@ -183,6 +187,10 @@ CSFQ_BUFFER_CASES = {64: "CSFQ, buffer 64 packets (SSZ98's 64 KB)", 1000: "CSFQ,
 # ns-2 drops ECN-capable packets once RED's average passes max_th; marking them there instead is the
 # other reading of "mark instead of drop" (RED's ecn_gentle_mark).
 CHABLIS_GENTLE_MARK_CASE = "Chablis marking in the gentle region too (not ns-2's behaviour)"
+# WHITE's factor applied on ns-2's gentle ramp too (`scale_in_gentle`, spec §2.1.3): the default leaves
+# the ramp between max_th and 2·max_th unscaled, as a max_p patch to ns-2's red.cc would (its gentle
+# ramp is computed without max_p).
+SCALE_IN_GENTLE_CASE = "WHITE's factor on the gentle ramp too (scale_in_gentle = true)"
 # The hint stamped by an ingress edge router that times one segment per RTT (`rtt_hint = "edge"`,
 # spec §2.1.1: "the architecture also allows an ingress router to do it") instead of the sender.
 EDGE_HINT_CASE = "hint: stamped by the ingress edge router (rtt_hint = \"edge\")"

@@ -7,7 +7,9 @@ Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the
   40-byte ACKs (ns-2's `Agent/TCPSink`; their serialisation shifts when ACK-clocked packets reach a
   full queue, docs/validation.md §4), no delayed ACKs, 100 ms timer granularity, 1 s minimum RTO, 6 s
   initial RTO, no timestamps, ns-2's `bugFix_` (`fast_retransmit_guard = "ns2"`: no second fast
-  retransmit for a loss in the same window); ECN-Reno for Chablis. The RED runs agree with ns-2.35
+  retransmit for a loss in the same window); ECN-Reno for Chablis, whose retransmissions are
+  ECT as ns-2's are (`ecn_retransmit_ect = true`: ns-2.35's `TcpAgent::output` sets `ect` on every
+  data packet of an ECN agent; RFC 3168 §6.1.5, aqmlab's default, sends them Not-ECT). The RED runs agree with ns-2.35
   itself within the cross-check's tolerances (docs/validation.md §4, `aqmlab.ns2ref`).
 * Access links 100 Mb/s (sensitivity: 10 Mb/s); start times uniform in [0, 1) s.
 * The RED settings (buffer, thresholds, max_p, w_q) are calibrated once on the RED baseline and
@@ -172,14 +174,18 @@ RESTART_MODES = ("keep-state", "new-connection")
 
 def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: bool = False,
              access_bps: float = 100e6, bin_s: float = 0.25, rtt_hint: str = "sender",
-             restart: str = "keep-state") -> dict[str, Any]:
+             restart: str = "keep-state", per_flow_bins: bool = False) -> dict[str, Any]:
     """The dumbbell of `exp` under `queue_spec`; `rtt_hint = "sender-vegas"` for ns-2 Vegas's baseRTT
-    quirk (spec §2.1.1); `restart` says how a switched-off cluster returns (`RESTART_MODES`)."""
+    quirk (spec §2.1.1); `restart` says how a switched-off cluster returns (`RESTART_MODES`);
+    `per_flow_bins` records each flow's goodput per bin in the static experiments too (the dynamic
+    ones and Exp 2 always record it)."""
     if restart not in RESTART_MODES:
         raise ValueError(f"restart: one of {', '.join(RESTART_MODES)}, got {restart!r}")
     tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "ack_bytes": "40B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
            "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn, "rtt_hint": rtt_hint}
+    if ecn:
+        tcp["ecn_retransmit_ect"] = True  # ns-2's TcpAgent::output: retransmissions ECT too
     flows: list[dict[str, Any]] = []
     for i, (delay, cluster) in enumerate(zip(exp.access_ms, exp.clusters, strict=True)):
         base = {**tcp, "access_delay": f"{delay:g}ms"}
@@ -203,8 +209,10 @@ def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: boo
                      "access": {"rate": f"{access_bps:.0f}bps", "delay": "0ms"}},
         "queue": queue_spec,
         "flows": flows,
-        # Per-flow bins for the dynamic experiments and for Exp 2's cluster time series (Fig. 5.2).
-        "output": {"per_flow_timeseries": exp.dynamic or exp.name == "exp2", "bin": f"{bin_s * 1000:g}ms"},
+        # Per-flow bins for the dynamic experiments and for Exp 2's cluster time series (Fig. 5.2), and
+        # wherever asked for (the main runs: every experiment's per-flow bins are shipped).
+        "output": {"per_flow_timeseries": exp.dynamic or exp.name == "exp2" or per_flow_bins,
+                   "bin": f"{bin_s * 1000:g}ms"},
     }
 
 

@@ -360,7 +360,7 @@ fn thesis_entries() -> Value {
                 "limit": "FIFO buffer, packets or bytes, finite (default 50 packets: ns-2's default; the thesis's value is lost)",
                 "k": "K, averaging constant of the per-flow rate estimate (SSZ98: 100ms)",
                 "k_alpha": "K_alpha, averaging constant of the aggregate arrival and accepted rates (SSZ98: 200ms)",
-                "k_c": "K_c, time the link must stay congested or uncongested before alpha is updated (200ms = K_alpha; unverified against SSZ98)",
+                "k_c": "K_c, time the link must stay congested or uncongested before alpha is updated (200ms = K_alpha, as INET's CSFQ port uses; not checked against SSZ98)",
                 "overflow_decrease": "relative cut of alpha on each buffer overflow, in [0, 1) (SSZ98: 1 %); 0 disables",
                 "max_decrease": "largest total cut by overflows between two alpha updates, in [0, 1] (SSZ98: 25 %)",
                 "uncongested_hold": "an uncongested link stays so while the queue is below this fraction of limit, in [0, 1] (SSZ98: half); 0 disables",

@@ -39,10 +39,11 @@
 //! * `k` = 100 ms and `k_alpha` = 200 ms: SSZ98's simulation values, which the thesis says it used
 //!   ("as recommended in [SSZ98]", §4; spec §2.4). Recalled, not re-read: the paper is not in the
 //!   stored sources.
-//! * `k_c` = 200 ms: **unverified.** Neither Stoica's ns-2 CSFQ code nor the paper's parameter list
-//!   is in the stored code, issue or page corpora (searched for `csfq.cc`, `estimate_alpha`,
-//!   `tmp_alpha`, `kalpha_`; only the SSZ98 abstract page surfaced). `K_c = K_α` is our choice;
-//!   check it against SSZ98 §2.3 before relying on CSFQ numbers.
+//! * `k_c` = 200 ms = `K_α`. Stoica's ns-2 CSFQ code (`csfq.cc`) and SSZ98's parameter list are not
+//!   in the stored corpora; INET's CSFQ port (`inet-framework/inet`,
+//!   `src/networklayer/queue/CSFQVLANQueue.cc`, K. S. Kim 2013) uses the averaging constant as the
+//!   window (`double k = K_alpha; // the window size (i.e., K_c)`, defaults K 100 ms, K_alpha
+//!   200 ms), which this default agrees with. Not checked against SSZ98 §2.3 itself.
 //! * `limit` = 50 packets: the buffer of the thesis runs is lost with its Fig. 4.1; 50 packets is
 //!   ns-2's default queue limit (spec §3 "profile A"). SSZ98's own runs used 64 KB.
 //! * `alpha_init` = 1 (× C): SSZ98 does not say where α starts. Starting at `C` drops nothing until

@@ -329,6 +329,7 @@ mod tests {
     use super::*;
     use crate::engine::{stream, StreamId};
     use crate::packet::PacketKind;
+    use crate::qdisc::DropKind;
 
     fn ms(t: u64) -> Time {
         Time(t * 1_000_000)
@@ -438,6 +439,74 @@ mod tests {
             assert_eq!(red, white, "{combine}: zero exponents");
             let (red, white) = verdicts_of(params(&format!("combine = \"{combine}\"")), |_| 100);
             assert_eq!(red, white, "{combine}: equal hints");
+        }
+    }
+
+    /// As `verdicts_of`, with the link draining whenever more than `hold` packets wait, for
+    /// `flavour` (ECT packets for Chablis; same random stream for RED and WHITE), and the range
+    /// of RED's average over the second half of the run.
+    fn verdicts_held_at(white: WhiteParams, flavour: WhiteFlavour, hold: usize, hints: impl Fn(usize) -> u16)
+        -> (Vec<Verdict>, Vec<Verdict>, (f64, f64)) {
+        let chablis = flavour == WhiteFlavour::Chablis;
+        let red_params: RedParams = toml::from_str(&format!(
+            "limit = 50\nvariant = \"ns2\"\nwait = true\ngentle = true\nmean_packet_size = \"500B\"\necn = {chablis}"
+        ))
+        .unwrap();
+        let mut red = red_params.validate("q", 10e6).unwrap();
+        let mut white = white.validate("q", 10e6, flavour).unwrap();
+        let (mut r1, mut r2) = (stream(5, StreamId::Queue(0)), stream(5, StreamId::Queue(0)));
+        let mut drops = DropBuf::new();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut range = (f64::INFINITY, f64::NEG_INFINITY);
+        let pkt = |i: usize| {
+            let mut p = data(i as u32 % 30, hints(i));
+            if chablis {
+                p.ecn = crate::packet::Ecn::Ect;
+            }
+            p
+        };
+        for i in 0..20_000 {
+            let now = Time(i as u64 * 300_000);
+            a.push(red.enqueue(pkt(i), now, &mut r1, &mut drops));
+            b.push(white.enqueue(pkt(i), now, &mut r2, &mut drops));
+            if red.len_packets() > hold {
+                red.dequeue(now, &mut drops);
+            }
+            if white.len_packets() > hold {
+                white.dequeue(now, &mut drops);
+            }
+            if i >= 10_000 {
+                let avg = red.average().unwrap();
+                range = (range.0.min(avg), range.1.max(avg));
+            }
+        }
+        (a, b, range)
+    }
+
+    #[test]
+    fn scale_in_gentle_scales_the_ramp_above_max_th_only_when_set() {
+        // The link drains above 20 packets: RED's average settles near 20, inside the gentle
+        // region [max_th, 2·max_th) = [15, 30) of the defaults, where ns-2 computes the ramp without
+        // max_p (and drops ECN-capable packets: Chablis drops there too). While the average climbs
+        // through [min_th, max_th) every hint is 100 ms (factor exactly 1, so the two queues stay
+        // alike); from packet 10,000 on, robust packets (hint 20) alternate with fragile ones (hint
+        // 200), R_average ≈ 110 stays inside R_formula's band (100 ± 12.5): factors 2.85 and 0.38.
+        let hint = |i: usize| if i < 10_000 { 100 } else if i % 2 == 0 { 20 } else { 200 };
+        let acted = |v: &[Verdict], parity: usize| {
+            v.iter().enumerate().filter(|(i, x)| i % 2 == parity && matches!(x, Verdict::Dropped(DropKind::Early) | Verdict::Marked)).count()
+        };
+        for flavour in [WhiteFlavour::Chardonnay, WhiteFlavour::Chablis] {
+            // Default: above max_th the factor is not applied, so WHITE decides exactly as RED.
+            let (red, white, (lo, hi)) = verdicts_held_at(params(""), flavour, 20, hint);
+            assert!(lo >= 15.0 && hi < 30.0, "{flavour:?}: RED's average in [{lo}, {hi}], not within [max_th, 2·max_th)");
+            assert!(acted(&red, 0) + acted(&red, 1) > 100, "{flavour:?}: RED must act in the gentle region");
+            assert!(!red.iter().chain(&white).any(|v| *v == Verdict::Dropped(DropKind::Forced)), "{flavour:?}: no forced drops");
+            assert_eq!(red, white, "{flavour:?}: the default leaves the gentle ramp unscaled");
+            // scale_in_gentle: robust packets (factor > 1) lose more than under RED, fragile ones (< 1) less.
+            let (red, scaled, _) = verdicts_held_at(params("scale_in_gentle = true"), flavour, 20, hint);
+            assert_ne!(red, scaled, "{flavour:?}");
+            let (r, f) = ((acted(&red, 0), acted(&red, 1)), (acted(&scaled, 0), acted(&scaled, 1)));
+            assert!(f.0 > r.0 && f.1 < r.1, "{flavour:?}: robust {} vs RED {}, fragile {} vs RED {}", f.0, r.0, f.1, r.1);
         }
     }
 

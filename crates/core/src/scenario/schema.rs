@@ -401,6 +401,9 @@ pub struct FlowParams {
     /// ECN-capable transport: `false`, `true` (ECT(0), RFC 3168) or `"l4s"` (ECT(1), RFC 9331).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<EcnSetting>,
+    /// With `ecn`: retransmissions are ECT too (ns-2's `TcpAgent::output`), not Not-ECT (RFC 3168 §6.1.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_retransmit_ect: Option<bool>,
     /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,

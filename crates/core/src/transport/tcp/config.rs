@@ -155,6 +155,11 @@ pub struct TcpConfig {
     /// ECT(0). Only the codepoint changes; the reaction to echoes is the congestion control's
     /// (DCTCP's α/2 cut is the scalable response L4S expects, RFC 9331 §4.3).
     pub ecn_l4s: bool,
+    /// With `ecn`: retransmissions carry the same ECT codepoint as new data, as ns-2's
+    /// `TcpAgent::output` (tcp/tcp.cc, ns-2.35) sets `ect` on every data packet whenever `ecn_`
+    /// is on. Off (the default): retransmissions are Not-ECT, RFC 3168 §6.1.5. CWR still goes
+    /// only on new data (ns-2's `SetCWRonRetransmit_` false).
+    pub ecn_retransmit_ect: bool,
     /// RFC 5681 §4.1 restart window: after an idle period longer than the RTO, resume from
     /// min(IW, cwnd) (ns-2's `slow_start_restart_`, Linux's `tcp_slow_start_after_idle`).
     pub restart_after_idle: bool,
@@ -233,6 +238,7 @@ impl Default for TcpConfig {
             count_acked_segments: false,
             hystart: true,
             ecn_l4s: false,
+            ecn_retransmit_ect: false,
             restart_after_idle: false,
             restart_timer_on_fast_retransmit: false,
             keep_sack_after_timeout: false,

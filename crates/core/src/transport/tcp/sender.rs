@@ -41,7 +41,8 @@
 //!   window and sends it to a timeout instead. SACK information is discarded (RFC 2018 §8).
 //! * ECN (RFC 3168 §6.1.2): an echo halves (DCTCP: cuts by α/2) at most once per window; a loss
 //!   reduction counts as that window's reduction too; both set CWR on the next new segment; an
-//!   ACK with ECE never grows the window. Retransmissions are sent Not-ECT (§6.1.5). New data is
+//!   ACK with ECE never grows the window. Retransmissions are sent Not-ECT (§6.1.5), or ECT as
+//!   ns-2 sends them with `ecn_retransmit_ect`. New data is
 //!   sent ECT(0), or ECT(1) with `ecn_l4s` (the L4S identifier, RFC 9331 §4.1).
 //! * No handshake: `start` sends the initial window.
 //! * `ns3_reno_sack` replaces NewReno's recovery by ns-3 3.44's own for connections without SACK
@@ -1002,6 +1003,9 @@ impl TcpSender {
         }
         if retransmission {
             p.flags |= FLAG_RETRANSMIT;
+            if cfg.ecn && cfg.ecn_retransmit_ect {
+                p.ecn = if cfg.ecn_l4s { Ecn::Ect1 } else { Ecn::Ect };
+            }
         } else if cfg.ecn {
             p.ecn = if cfg.ecn_l4s { Ecn::Ect1 } else { Ecn::Ect };
             if self.cwr_pending {

@@ -603,6 +603,33 @@ fn l4s_sender_sends_ect1_and_retransmissions_not_ect() {
 }
 
 #[test]
+fn ecn_retransmit_ect_sends_retransmissions_ect_as_ns2_does() {
+    // ns-2.35's TcpAgent::output sets ect on every data packet when ecn_ is on, retransmissions
+    // included; RFC 3168 §6.1.5 (the default) sends them Not-ECT. CWR stays on new data only.
+    let base = TcpConfig { ecn: true, initial_window: 4, ..cfg(TcpVariant::Reno) };
+    let rtx_of = |c: &TcpConfig| {
+        let (mut s, _) = started(c);
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            s.on_ack(c, ms(100), &ack(0), &mut out);
+        }
+        let rtx: Vec<_> = out.into_iter().filter(|p| p.has(FLAG_RETRANSMIT)).collect();
+        assert_eq!(rtx.len(), 1, "fast retransmit of segment 0");
+        rtx[0].clone()
+    };
+    assert_eq!(rtx_of(&base).ecn, Ecn::NotEct);
+    let ns2 = TcpConfig { ecn_retransmit_ect: true, ..base.clone() };
+    let p = rtx_of(&ns2);
+    assert_eq!(p.ecn, Ecn::Ect);
+    assert!(!p.has(FLAG_CWR), "CWR goes on the next new segment, not the retransmission");
+    let l4s = TcpConfig { ecn_l4s: true, ..ns2.clone() };
+    assert_eq!(rtx_of(&l4s).ecn, Ecn::Ect1);
+    // Without ECN the key changes nothing.
+    let plain = TcpConfig { ecn: false, ..ns2 };
+    assert_eq!(rtx_of(&plain).ecn, Ecn::NotEct);
+}
+
+#[test]
 fn ecn_echo_until_cwr_and_one_reduction_per_window() {
     let c = TcpConfig { ecn: true, initial_window: 10, ..cfg(TcpVariant::NewReno) };
     let mut r = TcpReceiver::new(0, &c);
