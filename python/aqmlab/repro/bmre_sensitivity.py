@@ -58,6 +58,17 @@ SETUPS = {
 SETUP_N = (350, 650)
 
 
+def _run_by_shape(by_shape: dict[Any, list[Job]], name: str, p: Plan) -> list[dict[str, Any]]:
+    """Runs each shape's jobs (one extractor per shape) and labels the rows with the variant `name`."""
+    rows = []
+    for shape, js in by_shape.items():
+        n_tcp, cbr, tfrc, bin_s, packet = shape
+        for r in run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, packet), workers=p.workers,
+                          desc=f"sensitivity {name}", quiet=p.quiet):
+            rows.append({"variant": name, **r})
+    return rows
+
+
 def setup_runs(p: Plan) -> pd.DataFrame:
     """BMRE under each set-up variant on E1 and E3 at SETUP_N (650 only in a quick plan), with the plan's seeds."""
     ns = SETUP_N if not p.quick else (650,)
@@ -70,11 +81,7 @@ def setup_runs(p: Plan) -> pd.DataFrame:
                                    scenario_job("E3", "bmre", n, seed, p, cbr=n_cbr(n), cbr_bps=3 * S.BW_BPS / n,
                                                 setup=setup)):
                     by_shape.setdefault(shape, []).append(job)
-        for shape, js in by_shape.items():
-            n_tcp, cbr, tfrc, bin_s, packet = shape
-            for r in run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, packet), workers=p.workers,
-                              desc=f"sensitivity {name}", quiet=p.quiet):
-                rows.append({"variant": name, **r})
+        rows += _run_by_shape(by_shape, name, p)
     return pd.DataFrame(rows)
 
 
@@ -144,9 +151,5 @@ def sensitivity_runs(p: Plan) -> pd.DataFrame:
                 for n in (x for x in N_E5_FD if x in p.e5_n):
                     job, shape = scenario_job("E5", "bmre", n, seed, p, packet=500, **keys)
                     by_shape.setdefault(shape, []).append(job)
-        for shape, js in by_shape.items():
-            n_tcp, cbr, tfrc, bin_s, packet = shape
-            for r in run_jobs(js, extract_for(n_tcp, cbr, tfrc, p.duration_s, bin_s, packet), workers=p.workers,
-                              desc=f"sensitivity {name}", quiet=p.quiet):
-                rows.append({"variant": name, **r})
+        rows += _run_by_shape(by_shape, name, p)
     return pd.concat([pd.DataFrame(rows), setup_runs(p)], ignore_index=True)

@@ -1001,17 +1001,15 @@ impl TcpSender {
         if matches!(cfg.rtt_hint, RttHintSource::Sender | RttHintSource::SenderVegas) {
             p.set_rtt_hint_ms(self.rtt_hint_ms());
         }
+        if cfg.ecn && (!retransmission || cfg.ecn_retransmit_ect) {
+            p.ecn = if cfg.ecn_l4s { Ecn::Ect1 } else { Ecn::Ect };
+        }
         if retransmission {
             p.flags |= FLAG_RETRANSMIT;
-            if cfg.ecn && cfg.ecn_retransmit_ect {
-                p.ecn = if cfg.ecn_l4s { Ecn::Ect1 } else { Ecn::Ect };
-            }
-        } else if cfg.ecn {
-            p.ecn = if cfg.ecn_l4s { Ecn::Ect1 } else { Ecn::Ect };
-            if self.cwr_pending {
-                p.flags |= FLAG_CWR;
-                self.cwr_pending = false;
-            }
+        } else if cfg.ecn && self.cwr_pending {
+            // CWR rides on new data only, with or without ECT retransmissions (ns-2 likewise).
+            p.flags |= FLAG_CWR;
+            self.cwr_pending = false;
         }
         if seq + 1 == self.data_end {
             p.flags |= FLAG_FIN;
