@@ -39,7 +39,7 @@ def test_rem_matches_ns2(exp: str) -> None:
 
 @pytest.mark.xfail(strict=True, reason="in the dumbbell's 30-packet buffer REM's price stays near 0 (pbo_ 20 leaves 9 "
                    "packets of headroom; ns-2's mean drop probability 1.5e-5) and it drops as drop-tail does, with "
-                   "drop-tail's exact-tie difference on the 5-ms grid (ns-2 JFI 0.27, aqmlab 0.73; docs/rem.md)")
+                   "drop-tail's exact-tie difference on the 5-ms grid (ns-2 JFI 0.27, aqmlab 0.68; docs/rem.md)")
 def test_rem_in_the_30_packet_buffer_matches_ns2_on_the_tie_grid() -> None:
     c = ns2ref.compare("exp1", "rem")
     assert not c.failures(), c.failures()
@@ -52,7 +52,7 @@ def test_droptail_matches_ns2_off_the_tie_grid() -> None:
 
 @pytest.mark.xfail(strict=True, reason="exact ties: with the thesis's 5-ms delays, ACK-clocked packets of different "
                    "flows reach the full drop-tail queue at the same instant and the simulators order simultaneous "
-                   "events differently (ns-2 JFI 0.27, aqmlab 0.73; docs/validation.md §4)")
+                   "events differently (ns-2 JFI 0.27, aqmlab 0.70; docs/validation.md §4)")
 def test_droptail_matches_ns2_on_the_tie_grid() -> None:
     c = ns2ref.compare("exp1", "droptail")
     assert not c.failures(), c.failures()

@@ -11,10 +11,10 @@ Set-up choices where the thesis's Fig. 4.1 is lost (spec §3, each stated in the
   ECT as ns-2's are (`ecn_retransmit_ect = true`: ns-2.35's `TcpAgent::output` sets `ect` on every
   data packet of an ECN agent; RFC 3168 §6.1.5, aqmlab's default, sends them Not-ECT). The RED runs agree with ns-2.35
   itself within the cross-check's tolerances (docs/validation.md §4, `aqmlab.ns2ref`).
-  Not modelled: ns-2 restarts the retransmission timer at a fast retransmit
-  (`restart_timer_on_fast_retransmit`, found after these runs, by the PI cross-check). With the 1 s
-  minimum RTO it hardly matters here: RED and DRR on Exps 1, 3, 4, seeds 1–3, with it on against
-  off: goodput within 0.6 %, timeouts within 2.4 %, drop rate within 0.04 points (2026-11-29).
+  As ns-2's `dupack_action` does, a fast retransmit restarts the retransmission timer
+  (`restart_timer_on_fast_retransmit`, found by the PI cross-check; set here since 2026-11-29. Before,
+  RED and DRR on Exps 1, 3, 4, seeds 1–3, with it on against off: goodput within 0.6 %, timeouts
+  within 2.4 %, drop rate within 0.04 points).
 * Access links 100 Mb/s (sensitivity: 10 Mb/s); start times uniform in [0, 1) s.
 * The RED settings (buffer, thresholds, max_p, w_q) are calibrated once on the RED baseline and
   then used by every AQM (`calibration_profiles`).
@@ -187,7 +187,8 @@ def scenario(exp: Experiment, queue_spec: dict[str, Any], *, seed: int, ecn: boo
         raise ValueError(f"restart: one of {', '.join(RESTART_MODES)}, got {restart!r}")
     tcp = {"kind": "tcp", "variant": "reno", "mss": f"{PACKET_BYTES}B", "header_bytes": "0B", "ack_bytes": "40B", "initial_window": 2,
            "max_window": f"{64 * PACKET_BYTES}B", "delayed_ack": False, "min_rto": "1s", "initial_rto": "6s",
-           "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn, "rtt_hint": rtt_hint}
+           "timer_granularity": "100ms", "fast_retransmit_guard": "ns2", "ecn": ecn, "rtt_hint": rtt_hint,
+           "restart_timer_on_fast_retransmit": True}  # ns-2's dupack_action: reset_rtx_timer
     if ecn:
         tcp["ecn_retransmit_ect"] = True  # ns-2's TcpAgent::output: retransmissions ECT too
     flows: list[dict[str, Any]] = []
