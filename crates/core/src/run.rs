@@ -2,6 +2,9 @@
 
 use std::io::Write;
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+
 use crate::engine::Time;
 use crate::error::ConfigError;
 use crate::scenario::{parse_json_in, parse_toml_in, Scenario};
@@ -9,12 +12,52 @@ use crate::topology::{RunError, TimeSeries, World};
 
 /// Everything a run produces.
 pub struct RunOutput {
-    /// The `summary.json` document (without `wall_seconds`, which depends on the machine).
+    /// The `summary.json` document (without `wall_seconds`, which depends on the machine), except
+    /// its `flows` list: see `summary_json` and `flows`.
     pub summary: serde_json::Value,
+    /// Each flow's summary object, serialised as it finished (compact at a million flows).
+    pub flow_summaries: Vec<Box<RawValue>>,
     /// Sampled time series.
     pub series: TimeSeries,
     /// Events processed.
     pub events: u64,
+}
+
+impl RunOutput {
+    /// The complete `summary.json` text: `summary` with `flows` at its key's place among the
+    /// sorted keys, byte for byte what serialising the whole document as one `Value` gives.
+    pub fn summary_json(&self) -> String {
+        serde_json::to_string(&SummaryDocument(self)).expect("a JSON document always serialises")
+    }
+
+    /// The flows' summary objects, parsed (for tests and callers that want a few fields).
+    pub fn flows(&self) -> Vec<serde_json::Value> {
+        self.flow_summaries.iter().map(|f| serde_json::from_str(f.get()).expect("text serde_json wrote")).collect()
+    }
+}
+
+/// `summary` plus the flows, serialised without building the flows' `Value` trees.
+struct SummaryDocument<'a>(&'a RunOutput);
+
+impl Serialize for SummaryDocument<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        const FLOWS: &str = "flows";
+        let out = self.0;
+        let fields = out.summary.as_object().expect("the summary is a JSON object");
+        let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
+        let mut flows_written = false;
+        for (key, value) in fields {
+            if !flows_written && key.as_str() > FLOWS {
+                map.serialize_entry(FLOWS, &out.flow_summaries)?;
+                flows_written = true;
+            }
+            map.serialize_entry(key, value)?;
+        }
+        if !flows_written {
+            map.serialize_entry(FLOWS, &out.flow_summaries)?;
+        }
+        map.end()
+    }
 }
 
 /// Scenario text format.
@@ -56,9 +99,9 @@ pub fn simulate(
     }
     world.run(progress).map_err(|RunError::Interrupted| SimulateError::Interrupted)?;
     let events = world.events_processed();
-    let (summary, series, pcap_result) = world.finish();
+    let (summary, flow_summaries, series, pcap_result) = world.finish();
     if let Some(Err(e)) = pcap_result {
         return Err(SimulateError::Capture(e));
     }
-    Ok(RunOutput { summary, series, events })
+    Ok(RunOutput { summary, flow_summaries, series, events })
 }

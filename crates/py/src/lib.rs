@@ -81,8 +81,9 @@ fn run_scenario(
         }
         Err(SimulateError::Capture(e)) => return Err(error::simulation(py, format!("writing the pcap failed: {e}"))),
     };
-    let mut summary = out.summary;
-    summary["wall_seconds"] = wall.into();
+    let mut out = out;
+    out.summary["wall_seconds"] = wall.into();
+    let summary = out.summary_json();
     let s = out.series;
     let d = PyDict::new(py);
     d.set_item("time_s", s.time_s)?;
@@ -124,7 +125,7 @@ fn run_scenario(
     delays.set_item("class", p.class.iter().map(|&c| u32::from(c)).collect::<Vec<_>>())?; // a list, not bytes
     delays.set_item("delay_s", p.delay_s.clone())?;
     d.set_item("packet_delays", delays)?;
-    Ok((summary.to_string(), d.unbind()))
+    Ok((summary, d.unbind()))
 }
 
 /// The queue disciplines with their parameters, defaults and sources, as JSON text.

@@ -676,7 +676,7 @@ fn weighted_bmre_gives_shares_in_proportion_to_the_weights() {
     }
     let sc = crate::scenario::parse_toml(&text).unwrap();
     let out = crate::run::simulate(&sc, None, |_| true).unwrap();
-    let flows = out.summary["flows"].as_array().unwrap();
+    let flows = &out.flows();
     let gp: Vec<f64> = flows.iter().map(|f| f["goodput_bps"].as_f64().unwrap()).collect();
     let pair: Vec<f64> = (0..4).map(|c| (gp[2 * c] + gp[2 * c + 1]) / 2.0).collect();
     eprintln!("weighted pair goodputs {pair:?}");

@@ -601,7 +601,7 @@ mod tests {
         );
         let sc = crate::scenario::parse_toml(&text).unwrap();
         let out = crate::run::simulate(&sc, None, |_| true).unwrap();
-        let flows = out.summary["flows"].as_array().unwrap();
+        let flows = &out.flows();
         let g = |i: usize| flows[i]["goodput_bps"].as_f64().unwrap();
         (g(0), g(1))
     }

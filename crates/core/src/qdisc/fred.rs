@@ -1029,7 +1029,7 @@ packet_size = "1000B"
             let text = SCENARIO.replace("kind = \"fred\"\nvariant = \"lin-morris\"", queue);
             let sc = crate::scenario::parse_toml(&text).unwrap();
             let out = crate::run::simulate(&sc, None, |_| true).unwrap();
-            let flows = out.summary["flows"].as_array().unwrap().clone();
+            let flows = out.flows();
             let goodput = |f: &serde_json::Value| f["goodput_bps"].as_f64().unwrap();
             let total: f64 = flows.iter().map(goodput).sum();
             let q = &out.summary["queues"][0];

@@ -220,7 +220,7 @@ start = "8s"
     fn flows(text: &str) -> Vec<serde_json::Value> {
         let sc = parse_toml(text).unwrap();
         let out = crate::run::simulate(&sc, None, |_| true).unwrap();
-        out.summary["flows"].as_array().unwrap().clone()
+        out.flows()
     }
 
     #[test]

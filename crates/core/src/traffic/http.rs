@@ -667,14 +667,14 @@ start_jitter = "1s"
         let per_browser = goodput / 8.0 / 1000.0;
         eprintln!("offered load per browser {per_browser:.1} B/s ({:.3} kb/s)", per_browser * 8e-3);
         assert!((per_browser - 370.0).abs() < 0.15 * 370.0, "per browser {per_browser} B/s");
-        let pages: u64 = out.summary["flows"].as_array().unwrap().iter().filter_map(|f| f["http_pages"].as_u64()).sum();
+        let pages: u64 = out.flows().iter().filter_map(|f| f["http_pages"].as_u64()).sum();
         assert!(pages > 5000, "pages {pages}");
         // Replies are byte-sized: the mean data packet on the wire (bottleneck bytes over
         // delivered packets; no losses at 1 Gb/s) is the tables' Σ(bytes + 52·segments)/Σ segments
         // (quadrature over u, mss 1448 + 52 B headers: 1343.7 B), not 1500 B. The lab runs of the
         // module doc measure 1343.6 B; ±3 % (40 B) is more than the 1,000 browsers' sampling noise
         // (run: printed below).
-        let flows = out.summary["flows"].as_array().unwrap();
+        let flows = &out.flows();
         let wire: f64 = flows.iter().map(|f| f["throughput_bps"].as_f64().unwrap()).sum::<f64>() * 500.0 / 8.0;
         let pkts: u64 = flows.iter().map(|f| f["packets_delivered"].as_u64().unwrap()).sum();
         let m = crate::scenario::validate::default_http_model(1448);
@@ -734,7 +734,7 @@ start_jitter = "1s"
                 assert!(overlapping <= 2, "browser {b}: {overlapping} overlap");
             }
         }
-        assert_eq!(out.summary["flows"].as_array().unwrap().len(), 40);
+        assert_eq!(out.flows().len(), 40);
     }
 
     #[test]
@@ -746,7 +746,7 @@ start_jitter = "1s"
         ] {
             let text = scenario(50, "200s", extra);
             let (a, b) = (run(&text), run(&text));
-            assert_eq!(a.summary["flows"], b.summary["flows"], "{extra}");
+            assert_eq!(a.flows(), b.flows(), "{extra}");
             assert_eq!(a.series.transfers, b.series.transfers, "{extra}");
             let c = run(&text.replace("seed = 7", "seed = 8"));
             assert_ne!(a.series.transfers, c.series.transfers, "{extra}");

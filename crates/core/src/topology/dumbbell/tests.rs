@@ -51,7 +51,7 @@ fn mpeg_frame_rate_bins_average_to_the_period_rates_up_to_frames_in_flight_at_th
     let out = run(MIX);
     let s = &out.series;
     assert_eq!(s.time_s.len(), 20);
-    let flows = out.summary["flows"].as_array().unwrap();
+    let flows = &out.flows();
     // Only the MPEG flows (ids 0..4) get frame-rate series.
     let ids: Vec<u32> = s.flow_actual_fps.iter().map(|(i, _)| *i).collect();
     assert_eq!(ids, vec![0, 1, 2, 3]);
@@ -86,7 +86,7 @@ fn mpeg_frame_rate_bins_average_to_the_period_rates_up_to_frames_in_flight_at_th
 fn offered_load_is_what_crossed_plus_what_was_dropped_up_to_one_queue_at_the_edges() {
     let out = run(MIX);
     let s = &out.series;
-    let flows = out.summary["flows"].as_array().unwrap();
+    let flows = &out.flows();
     assert_eq!(s.flow_offered_bps.len(), 9);
     let bytes = |v: &[f64]| v.iter().sum::<f64>() / 8.0; // 1-s bins: bytes
     // UDP CBR (flow 8): fixed 1000-B wire packets, so bytes dropped = drops × 1000 exactly.
@@ -117,7 +117,7 @@ fn offered_load_is_what_crossed_plus_what_was_dropped_up_to_one_queue_at_the_edg
 #[test]
 fn per_flow_drop_bins_add_up_to_each_flows_drops_after_the_warm_up() {
     let out = run(MIX);
-    let flows = out.summary["flows"].as_array().unwrap();
+    let flows = &out.flows();
     let mut any = false;
     for (i, f) in flows.iter().enumerate() {
         let in_window: f64 = out.series.flow_drops[i][WINDOW].iter().sum();
@@ -137,7 +137,7 @@ fn per_flow_series_are_absent_when_off_and_identical_on_a_rerun() {
     assert_eq!(a.series.flow_actual_fps, b.series.flow_actual_fps);
     assert_eq!(a.series.flow_playable_fps, b.series.flow_playable_fps);
     // Switching the series on changes nothing else.
-    assert_eq!(a.summary["flows"], off.summary["flows"]);
+    assert_eq!(a.flows(), off.flows());
 }
 
 /// Three bulk NewReno flows (sender access delays 1, 4, 15 ms), one `repeat` flow of
@@ -208,7 +208,7 @@ fn tcp_state_series_are_absent_when_off_and_identical_on_a_rerun() {
     assert_eq!(bits(&a.series.flow_cwnd_segments), bits(&b.series.flow_cwnd_segments));
     assert_eq!(bits(&a.series.flow_srtt_s), bits(&b.series.flow_srtt_s));
     // Switching the series on changes nothing else.
-    assert_eq!(a.summary["flows"], off.summary["flows"]);
+    assert_eq!(a.flows(), off.flows());
     assert_eq!(a.summary["queues"], off.summary["queues"]);
     assert_eq!(a.series.queue_pkts, off.series.queue_pkts);
 }
@@ -216,7 +216,7 @@ fn tcp_state_series_are_absent_when_off_and_identical_on_a_rerun() {
 #[test]
 fn cwnd_bins_average_to_mean_cwnd_segments_over_the_window() {
     let out = run(TCP_STATE);
-    let flows = out.summary["flows"].as_array().unwrap();
+    let flows = &out.flows();
     assert!((out.series.time_s[TCP_WINDOW.start] - 5.1).abs() < 1e-9, "first bin after the warm-up ends at 5.1 s");
     for (i, cwnd) in &out.series.flow_cwnd_segments {
         // Both are ∫ cwnd dt over [5 s, 20 s) of the same step function (the window after each
@@ -385,7 +385,7 @@ fn a_saturated_trace_link_carries_every_opportunity_byte() {
     let q = &out.summary["queues"][0];
     assert!((f64_of(q, "utilization") - 1.0).abs() < 1e-3, "{q}");
     assert_eq!(f64_of(q, "trace_mean_rate_bps"), 12_032_000.0);
-    let throughput = f64_of(&out.summary["flows"][0], "throughput_bps");
+    let throughput = f64_of(&out.flows()[0], "throughput_bps");
     assert!((throughput / 12.032e6 - 1.0).abs() < 1e-3, "throughput {throughput}");
     // Packets wait for opportunities in the queue: the discipline's sojourn covers the wait.
     assert!(f64_of(q, "mean_sojourn_s") > 0.9 * 100.0 * 1000.0 * 8.0 / 12.032e6, "{q}");
@@ -398,7 +398,7 @@ fn a_trace_gap_is_an_outage_and_the_trace_repeats() {
     let text: String = (1..=500).map(|ms| format!("{ms}\n")).chain(std::iter::once("1000\n".to_string())).collect();
     let path = trace_file("half-second-on", &text);
     let out = udp_over_trace(&path, "kind = \"droptail\"\nlimit = 100");
-    let throughput = f64_of(&out.summary["flows"][0], "throughput_bps");
+    let throughput = f64_of(&out.flows()[0], "throughput_bps");
     let expected = 501.0 * 1504.0 * 8.0; // 501 opportunities a second
     assert!((throughput / expected - 1.0).abs() < 2e-3, "throughput {throughput} vs {expected}");
 }
@@ -414,4 +414,19 @@ fn a_trace_that_cannot_be_read_or_parsed_is_named_in_the_error() {
         let e = parse_toml(&text).unwrap_err().to_string();
         assert!(e.contains("topology.bottleneck.trace") && e.contains(wanted), "{e}");
     }
+}
+
+/// The flows are kept as text to bound a million flows' memory; the document must still be what
+/// serialising it whole gives: the rest serialised as one `Value`, with `"flows":[...]` at its
+/// sorted place (just before `measured_s`). Compared as text: parsing the floats back would round.
+#[test]
+fn summary_text_is_the_whole_document_serialised_with_the_flows_in_their_sorted_place() {
+    let out = run(MIX);
+    let rest = out.summary.to_string();
+    let at = rest.find(",\"measured_s\":").expect("measured_s in the summary");
+    let flows: Vec<&str> = out.flow_summaries.iter().map(|f| f.get()).collect();
+    assert_eq!(flows.len(), 9);
+    let expected = format!("{},\"flows\":[{}]{}", &rest[..at], flows.join(","), &rest[at..]);
+    assert_eq!(out.summary_json(), expected);
+    assert!(rest.find("\"events\":").unwrap() < at, "flows sorts after events");
 }
