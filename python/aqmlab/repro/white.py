@@ -66,12 +66,11 @@ def plan(quick: bool, workers: int | None = None, quiet: bool = False) -> Plan:
         return Plan((1,), (1,), (0.0, 0.25, 0.65, 1.0, 1.6), (0.6, 1.4, 2.2), ("exp1",), (1,), True, workers, quiet)
     # The tuned points exactly (Chardonnay α 0.65, Chablis α 1.6, both β 1.4), α down to 0 (no robust
     # scaling: the smallest meaningful exponent, so the old optimum at the edge α = 0.2 is bracketed) and
-    # β up to 2.6 (Chablis's best sat on the old edge 2.2); 9 × 6 points instead of 10 × 5. Several optima
-    # still sit on the edges (β 0.6, β 2.6); a 10 × 8 grid (α to 2.6, β 0.2–3.0) has half again as many
-    # runs (its grid alone was on course for ~50 min on 2 cores shared with other jobs and was stopped),
-    # so it is not the default.
-    alphas = (0.0, 0.1, 0.2, 0.4, 0.65, 1.0, 1.3, 1.6, 2.0)
-    betas = (0.6, 1.0, 1.4, 1.8, 2.2, 2.6)
+    # β up to 2.6 (Chablis's best sat on the old edge 2.2). On that 9 × 6 grid 19 of the optima still sat
+    # on an edge (β 0.6, β 2.6, α 2), so the grid now reaches α 2.6 and 3.2 and β 0.2 and 3.0: 11 × 8
+    # points, 1.6 times the runs (2026-11-29).
+    alphas = (0.0, 0.1, 0.2, 0.4, 0.65, 1.0, 1.3, 1.6, 2.0, 2.6, 3.2)
+    betas = (0.2, 0.6, 1.0, 1.4, 1.8, 2.2, 2.6, 3.0)
     # Grid seeds: 5 on Exps 1–4 and 3 on Exps 5–6 (each dynamic run is four 30-s periods); the report's header
     # gives the full run's wall time. With 3 and 2 the seeds' noise left most grid claims undecided.
     return Plan(tuple(range(1, 11)), (1, 2, 3), alphas, betas, (*STATIC, *DYNAMIC), (1, 2, 3, 4, 5), False, workers,
