@@ -376,7 +376,10 @@ fn dumbbell(queue: &str, flows: &str, seed: u64) -> serde_json::Value {
          [queue]\n{queue}\n{flows}"
     );
     let sc = crate::scenario::parse_toml(&text).unwrap();
-    crate::run::simulate(&sc, None, |_| true).unwrap().summary
+    let out = crate::run::simulate(&sc, None, |_| true).unwrap();
+    let mut summary = out.summary.clone();
+    summary["flows"] = out.flows().into();
+    summary
 }
 
 #[test]
