@@ -30,6 +30,11 @@ impl RunOutput {
         serde_json::to_string(&SummaryDocument(self)).expect("a JSON document always serialises")
     }
 
+    /// The flows' summary objects as the text `summary.json` holds (for exact comparisons).
+    pub fn flow_texts(&self) -> Vec<&str> {
+        self.flow_summaries.iter().map(|f| f.get()).collect()
+    }
+
     /// The flows' summary objects, parsed (for tests and callers that want a few fields).
     pub fn flows(&self) -> Vec<serde_json::Value> {
         self.flow_summaries.iter().map(|f| serde_json::from_str(f.get()).expect("text serde_json wrote")).collect()

@@ -74,14 +74,13 @@ fn run_scenario(
         })
     });
     let wall = started.elapsed().as_secs_f64();
-    let out = match result {
+    let mut out = match result {
         Ok(o) => o,
         Err(SimulateError::Interrupted) => {
             return Err(py_err.unwrap_or_else(|| error::simulation(py, "run interrupted".into())))
         }
         Err(SimulateError::Capture(e)) => return Err(error::simulation(py, format!("writing the pcap failed: {e}"))),
     };
-    let mut out = out;
     out.summary["wall_seconds"] = wall.into();
     let summary = out.summary_json();
     let s = out.series;

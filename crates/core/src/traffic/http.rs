@@ -746,8 +746,7 @@ start_jitter = "1s"
         ] {
             let text = scenario(50, "200s", extra);
             let (a, b) = (run(&text), run(&text));
-            let texts = |o: &crate::run::RunOutput| o.flow_summaries.iter().map(|f| f.get().to_owned()).collect::<Vec<_>>();
-            assert_eq!(texts(&a), texts(&b), "{extra}");
+            assert_eq!(a.flow_texts(), b.flow_texts(), "{extra}");
             assert_eq!(a.series.transfers, b.series.transfers, "{extra}");
             let c = run(&text.replace("seed = 7", "seed = 8"));
             assert_ne!(a.series.transfers, c.series.transfers, "{extra}");

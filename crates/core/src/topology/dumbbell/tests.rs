@@ -39,11 +39,6 @@ fn run(text: &str) -> crate::run::RunOutput {
     crate::run::simulate(&parse_toml(text).unwrap(), None, |_| true).unwrap()
 }
 
-/// Each flow's summary as the text written to `summary.json` (compared exactly, not re-parsed).
-fn flow_texts(out: &crate::run::RunOutput) -> Vec<&str> {
-    out.flow_summaries.iter().map(|f| f.get()).collect()
-}
-
 fn f64_of(v: &serde_json::Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
 }
@@ -142,7 +137,7 @@ fn per_flow_series_are_absent_when_off_and_identical_on_a_rerun() {
     assert_eq!(a.series.flow_actual_fps, b.series.flow_actual_fps);
     assert_eq!(a.series.flow_playable_fps, b.series.flow_playable_fps);
     // Switching the series on changes nothing else.
-    assert_eq!(flow_texts(&a), flow_texts(&off));
+    assert_eq!(a.flow_texts(), off.flow_texts());
 }
 
 /// Three bulk NewReno flows (sender access delays 1, 4, 15 ms), one `repeat` flow of
@@ -213,7 +208,7 @@ fn tcp_state_series_are_absent_when_off_and_identical_on_a_rerun() {
     assert_eq!(bits(&a.series.flow_cwnd_segments), bits(&b.series.flow_cwnd_segments));
     assert_eq!(bits(&a.series.flow_srtt_s), bits(&b.series.flow_srtt_s));
     // Switching the series on changes nothing else.
-    assert_eq!(flow_texts(&a), flow_texts(&off));
+    assert_eq!(a.flow_texts(), off.flow_texts());
     assert_eq!(a.summary["queues"], off.summary["queues"]);
     assert_eq!(a.series.queue_pkts, off.series.queue_pkts);
 }
@@ -429,7 +424,7 @@ fn summary_text_is_the_whole_document_serialised_with_the_flows_in_their_sorted_
     let out = run(MIX);
     let rest = out.summary.to_string();
     let at = rest.find(",\"measured_s\":").expect("measured_s in the summary");
-    let flows: Vec<&str> = out.flow_summaries.iter().map(|f| f.get()).collect();
+    let flows = out.flow_texts();
     assert_eq!(flows.len(), 9);
     let expected = format!("{},\"flows\":[{}]{}", &rest[..at], flows.join(","), &rest[at..]);
     assert_eq!(out.summary_json(), expected);
