@@ -100,7 +100,8 @@ class GridBest:
             if eff == "none":
                 parts.append(f"any {axis} ({axis} has no effect here: identical scores at every {axis} in every seed)")
             else:
-                edge = " (grid edge)" if x in (min(lim), max(lim)) and not (axis == "α" and x == 0) else ""
+                # 0 is a closed bound, not an edge: a negative exponent would invert WHITE's scaling.
+                edge = " (grid edge)" if x in (min(lim), max(lim)) and x != 0 else ""
                 noise = f" ({axis}'s effect within the seeds' noise along this line)" if eff == "noise" else ""
                 parts.append(f"{axis} {x:g}{edge}{noise}")
         return f"{self.score} at " + ", ".join(parts)
