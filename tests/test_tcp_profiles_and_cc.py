@@ -31,7 +31,7 @@ def resolved_flow(flow: dict) -> dict:
              "count_acked_segments": False, "ns3_sack_recovery": True, "rack_tlp": False}),
     ("linux", {"variant": "sack", "congestion_control": "cubic-linux", "recovery": "prr", "min_rto": "200ms",
                "initial_window": 10, "timestamps": True, "delayed_ack": {"count": 2, "timeout": "40ms"},
-               "count_acked_segments": True, "rack_tlp": True}),
+               "count_acked_segments": True, "rack_tlp": True, "restart_timer_on_head_retransmit": True}),
     ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",
              "initial_window": 2, "initial_rto": "3s", "timer_granularity": "10ms", "timestamps": False,
              "delayed_ack": {"count": 1, "timeout": "100ms"}, "restart_timer_on_fast_retransmit": True}),
@@ -47,6 +47,18 @@ def test_the_ns3_profile_without_sack_runs_ns3s_own_recovery() -> None:
     assert resolved_flow({"profile": "ns3", "variant": "newreno", "sack": False})["ns3_reno_sack"] is True
     assert resolved_flow({"profile": "ns3"})["ns3_reno_sack"] is False
     assert resolved_flow({"variant": "newreno"})["ns3_reno_sack"] is False
+
+
+def test_resending_the_head_restarts_the_timer_in_the_linux_profile_and_with_rack() -> None:
+    """Linux's `tcp_xmit_retransmit_queue` restarts the RTO whenever it resends the head, RACK or
+    not: on in the `linux` profile whatever the variant and by default with `rack_tlp`; off
+    elsewhere (RFC 6298 (5.1)), and a scenario may turn it off."""
+    key = "restart_timer_on_head_retransmit"
+    assert resolved_flow({"profile": "linux", "variant": "newreno", "sack": False})[key] is True
+    assert resolved_flow({"variant": "sack", "rack_tlp": True})[key] is True
+    assert resolved_flow({"variant": "sack"})[key] is False
+    assert resolved_flow({"profile": "ns3"})[key] is False
+    assert resolved_flow({"profile": "linux", key: False})[key] is False
 
 
 def test_ns3_reno_sack_resends_far_more_than_it_drops_behind_a_full_drop_tail_buffer() -> None:

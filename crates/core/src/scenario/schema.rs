@@ -411,6 +411,10 @@ pub struct FlowParams {
     /// `dupack_action`); default false, RFC 6298 (5.1) leaves a running timer alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_timer_on_fast_retransmit: Option<bool>,
+    /// Restart the retransmission timer whenever the head (`snd_una`) is resent (Linux's
+    /// `tcp_xmit_retransmit_queue`); default: on with `rack_tlp` and in the `linux` profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_timer_on_head_retransmit: Option<bool>,
     /// SACK: keep the scoreboard across a retransmission timeout and resend only unSACKed data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_sack_after_timeout: Option<bool>,

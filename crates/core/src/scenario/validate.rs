@@ -503,7 +503,7 @@ const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "rto_formula", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "restart_after_idle", "restart_timer_on_fast_retransmit", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -512,7 +512,7 @@ const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "rto_formula", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "restart_after_idle", "restart_timer_on_fast_retransmit", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -709,6 +709,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     // with RACK-TLP. Without it a retransmission lost again waits for the RTO while BBR's
     // pacing rate decays (docs/bbr.md: 0.25 against CUBIC's 8.31 Mb/s under FQ-CoDel).
     let rack_tlp = *f.rack_tlp.get_or_insert((d.rack_tlp || bbr) && variant == TcpVariant::Sack && !ns3_sack_recovery);
+    let restart_timer_on_head_retransmit = *f.restart_timer_on_head_retransmit.get_or_insert(d.restart_timer_on_head_retransmit || rack_tlp);
     let transfer_bytes = match f.size {
         Some(Bytes(0)) => return err(join(path, "size"), "must be positive (omit it for a long-lived flow)"),
         Some(Bytes(b)) => Some(b),
@@ -745,6 +746,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         ecn_retransmit_ect,
         restart_after_idle,
         restart_timer_on_fast_retransmit,
+        restart_timer_on_head_retransmit,
         keep_sack_after_timeout,
         ns3_reno_sack,
         ns3_sack_recovery,

@@ -170,6 +170,12 @@ pub struct TcpConfig {
     /// 200 ms minimum RTO and an RTO near 1.2·RTT the difference is large (docs/validation.md §4,
     /// the PI case). On in the `ns2` profile (Tahoe's `TcpAgent::dupack_action` does it too).
     pub restart_timer_on_fast_retransmit: bool,
+    /// Restart the retransmission timer whenever the segment at `snd_una` is resent, as Linux's
+    /// `tcp_xmit_retransmit_queue` does (net/ipv4/tcp_output.c: `tcp_reset_xmit_timer` after
+    /// resending the head of the retransmission queue): at a fast retransmit, after a partial ACK,
+    /// when RACK marks a resent head lost again. Off: RFC 6298 (5.1). Defaults to `rack_tlp`
+    /// (RACK gets a full RTO to see a later segment delivered) and is on in the `linux` profile.
+    pub restart_timer_on_head_retransmit: bool,
     /// SACK senders: after a retransmission timeout keep the scoreboard, count every unSACKed
     /// segment outstanding as lost and resend only those (ns-3's `SetSentListLost`, Linux's
     /// `tcp_enter_loss`; RFC 6675 §5.1 allows it). Off: forget it and go back N (RFC 2018 §8).
@@ -241,6 +247,7 @@ impl Default for TcpConfig {
             ecn_retransmit_ect: false,
             restart_after_idle: false,
             restart_timer_on_fast_retransmit: false,
+            restart_timer_on_head_retransmit: false,
             keep_sack_after_timeout: false,
             ns3_sack_recovery: false,
             ns3_reno_sack: false,

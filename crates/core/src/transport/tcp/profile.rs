@@ -77,6 +77,7 @@ impl TcpProfile {
                 keep_sack_after_timeout: true,    // tcp_enter_loss keeps SACKed data unless reneged
                 count_acked_segments: true,       // tcp_slow_start, tcp_cong_avoid_ai: per acked segment
                 rack_tlp: true,                   // net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP)
+                restart_timer_on_head_retransmit: true, // tcp_xmit_retransmit_queue, with RACK or without
                 ..base
             },
             TcpProfile::Ns2 => TcpConfig {

@@ -970,9 +970,9 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, cfg: &TcpConfig, now: Time, seq: u32, out: &mut Vec<Packet>) {
-        if self.rack.is_some() && seq == self.snd_una {
-            // With RACK, resending the head restarts the timer (Linux's `tcp_xmit_retransmit_queue`,
-            // not RFC 6298 (5.1)): RACK gets a full RTO to see a later segment delivered.
+        if cfg.restart_timer_on_head_retransmit && seq == self.snd_una {
+            // Linux's `tcp_xmit_retransmit_queue`, not RFC 6298 (5.1): with RACK (the default
+            // there) RACK gets a full RTO to see a later segment delivered; `emit` rearms it.
             self.rto_at = Time::NEVER;
         }
         self.timed = None; // Karn: nothing in flight may be timed once anything is resent

@@ -172,6 +172,30 @@ fn restart_timer_on_fast_retransmit_rearms_at_the_retransmission_as_ns2_does() {
 }
 
 #[test]
+fn restart_timer_on_head_retransmit_rearms_at_each_resend_of_the_head_as_linux_does() {
+    // Linux `tcp_xmit_retransmit_queue`: the fast retransmit and every head resent after a partial
+    // ACK restart the timer. Off (RFC 6298 (5.1), RFC 6582 Impatient): the timer of the last new
+    // ACK runs on at the fast retransmit, and only the first partial ACK restarts it.
+    for on in [false, true] {
+        let c = TcpConfig { initial_window: 10, restart_timer_on_head_retransmit: on, ..cfg(TcpVariant::NewReno) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &ack(1), &mut out);
+        for _ in 0..3 {
+            s.on_ack(&c, ms(150), &ack(1), &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        let at_fast_retransmit = if on { ms(150) } else { ms(100) };
+        assert_eq!(s.next_wakeup().unwrap(), at_fast_retransmit + s.rto(&c), "on = {on}: at the fast retransmit");
+        s.on_ack(&c, ms(300), &ack(3), &mut out); // first partial ACK: head 3 resent
+        s.on_ack(&c, ms(400), &ack(5), &mut out); // second partial ACK: head 5 resent
+        assert!(s.in_recovery());
+        let at_second_partial = if on { ms(400) } else { ms(300) };
+        assert_eq!(s.next_wakeup().unwrap(), at_second_partial + s.rto(&c), "on = {on}: at the second partial ACK");
+    }
+}
+
+#[test]
 fn sack_sends_new_data_on_the_first_duplicate_acks() {
     let c = TcpConfig { initial_window: 10, ..cfg(TcpVariant::Sack) };
     let (mut s, _) = started(&c);
@@ -1209,7 +1233,8 @@ fn ledbat_takes_delay_samples_from_duplicate_acks_too() {
 // RACK-TLP (RFC 8985), `rack_tlp = true`.
 
 fn rack(on: bool) -> TcpConfig {
-    TcpConfig { initial_window: 10, rack_tlp: on, ..cfg(TcpVariant::Sack) }
+    // `restart_timer_on_head_retransmit` as validation defaults it: on with RACK.
+    TcpConfig { initial_window: 10, rack_tlp: on, restart_timer_on_head_retransmit: on, ..cfg(TcpVariant::Sack) }
 }
 
 #[test]
