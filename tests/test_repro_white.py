@@ -291,6 +291,24 @@ def test_grid_claim_says_alpha_has_no_effect_instead_of_naming_a_tie_break_best(
     assert "no effect" not in c.statement and "α 1.6" in c.ours
 
 
+def test_edge_optima_counts_optima_on_an_open_edge_but_not_at_zero_or_without_effect() -> None:
+    """An optimum at the largest α is on an open edge; at β 0 or α 0 it is on a closed bound (a negative
+    exponent would invert WHITE's scaling); with α without effect no α edge is claimed."""
+    p = plan(grid_alpha=(0.0, 0.65, 1.6), grid_beta=(0.0, 1.0, 1.4))
+    best_at = {"chardonnay": (1.6, 1.0), "chablis": (0.0, 0.0)}
+    g = grid(p, lambda aqm, a, b: 0.97 if (a, b) == best_at.get(aqm) else 0.90)
+    e = G.edge_optima(g, p).set_index("aqm")
+    assert e.loc["chardonnay", "open_edges"] == "α"
+    assert e.loc["chablis", "open_edges"] == ""
+    # α without effect (Exp 4's robust flows): its tie-break best value 0 is no edge, and β 1.0 is inside.
+    flat = grid(p, lambda aqm, a, b: 0.97 if b == 1.0 else 0.90)
+    assert set(G.edge_optima(flat, p)["open_edges"]) == {""}
+    line = G.edge_optima_line(g, p)
+    n_aqms = g["aqm"].nunique()
+    # the other readings' best points: the default 0.9 everywhere, so the tie-break (0, 0), a closed bound
+    assert line.startswith(f"**Optima on an open grid edge:** 1 of {n_aqms}") and "chardonnay exp1 (α 1.6, β 1)" in line
+
+
 def test_dynamic_grid_score_is_the_mean_of_the_period_jfis() -> None:
     g = pd.DataFrame([{"exp": "exp5", "jfi": np.nan, "A_jfi": 0.9, "B_jfi": 0.8, "C_jfi": 0.7, "D_jfi": 0.6},
                       {"exp": "exp1", "jfi": 0.95, "A_jfi": np.nan, "B_jfi": np.nan, "C_jfi": np.nan, "D_jfi": np.nan}])

@@ -93,15 +93,23 @@ class GridBest:
     alpha_effect: str  # "effect", "noise" or "none" (`axis_effect` along α at the best β)
     beta_effect: str
 
+    def _axes(self, p: Plan):
+        return (("α", self.alpha, self.alpha_effect, p.grid_alpha), ("β", self.beta, self.beta_effect, p.grid_beta))
+
+    def open_edges(self, p: Plan) -> list[str]:
+        """The exponents ("α", "β") whose best value lies on an open edge of the grid, so a better point may lie
+        beyond it. 0 is a closed bound, not an edge: a negative exponent would invert WHITE's scaling. An
+        exponent without effect here has no best value and so no edge."""
+        return [axis for axis, x, eff, lim in self._axes(p) if eff != "none" and x in (min(lim), max(lim)) and x != 0]
+
     def describe(self, p: Plan) -> str:
         parts = []
-        for axis, x, eff, lim in (("α", self.alpha, self.alpha_effect, p.grid_alpha),
-                                  ("β", self.beta, self.beta_effect, p.grid_beta)):
+        edges = self.open_edges(p)
+        for axis, x, eff, _ in self._axes(p):
             if eff == "none":
                 parts.append(f"any {axis} ({axis} has no effect here: identical scores at every {axis} in every seed)")
             else:
-                # 0 is a closed bound, not an edge: a negative exponent would invert WHITE's scaling.
-                edge = " (grid edge)" if x in (min(lim), max(lim)) and x != 0 else ""
+                edge = " (grid edge)" if axis in edges else ""
                 noise = f" ({axis}'s effect within the seeds' noise along this line)" if eff == "noise" else ""
                 parts.append(f"{axis} {x:g}{edge}{noise}")
         return f"{self.score} at " + ", ".join(parts)
@@ -116,6 +124,27 @@ def grid_best(rows: pd.DataFrame) -> GridBest:
     tied = g[g["score"] >= top - EXACT_TIE].sort_values(["alpha", "beta"]).iloc[0]
     a, b = float(tied["alpha"]), float(tied["beta"])
     return GridBest(a, b, _grid_point(rows, a, b), axis_effect(rows, "alpha", b), axis_effect(rows, "beta", a))
+
+
+def edge_optima(grid: pd.DataFrame, p: Plan) -> pd.DataFrame:
+    """Every AQM's (any reading) best point per grid experiment, with the exponents whose best value sits on an
+    open grid edge (`GridBest.open_edges`): where the grid does not bracket the optimum."""
+    grid = with_score(grid)
+    out = []
+    for (aqm, exp), rows in grid.groupby(["aqm", "exp"], sort=False):
+        best = grid_best(rows)
+        out.append({"aqm": aqm, "exp": exp, "alpha": best.alpha, "beta": best.beta, "score": best.score.mean,
+                    "open_edges": " ".join(best.open_edges(p))})
+    return pd.DataFrame(out)
+
+
+def edge_optima_line(grid: pd.DataFrame, p: Plan) -> str:
+    """The report's count of optima on an open grid edge, by AQM."""
+    e = edge_optima(grid, p)
+    on = e[e["open_edges"] != ""]
+    where = "; ".join(f"{r.aqm} {r.exp} (α {r.alpha:g}, β {r.beta:g})" for r in on.itertuples())
+    return (f"**Optima on an open grid edge:** {len(on)} of {len(e)} (AQM × experiment, every reading)"
+            + (f": {where}. Beyond those edges a better point may exist; the grid does not bracket it." if len(on) else "."))
 
 
 def grid_claims(grid: pd.DataFrame, p: Plan) -> list[Claim]:

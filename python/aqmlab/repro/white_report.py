@@ -13,8 +13,8 @@ import pandas as pd
 from . import white_scenarios as S
 from .common import Claim, claim_notes, claims_table, frame_table, single_seed_caveat, tally
 from .white_figures import FIGURES
-from .white_grid import (GEN_SOURCE, SCORE_DOC, cross_generalisation_section, generalisation_report,
-                         generalisation_table)
+from .white_grid import (GEN_SOURCE, SCORE_DOC, cross_generalisation_section, edge_optima_line,
+                         generalisation_report, generalisation_table)
 from .white_metrics import lone_flow_mbps, seed_mean
 from .white_runs import AQMS, NEW_CONNECTION_CASE, READINGS, goodput_alternative, goodput_choice
 from .white_scenarios import DYNAMIC, STATIC
@@ -312,6 +312,7 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         "",
         f"![{FIGURES['grid']}]({FIGURES['grid']})",
         "",
+        *([edge_optima_line(grid, p), ""] if len(grid) else []),
         f"**Generalisation** (`generalisation.csv`): for each AQM and reading, the optimum found on {GEN_SOURCE} "
         "(where the thesis tuned), its score on every grid experiment, that experiment's own best, and the thesis's "
         "exponents (seed means; the claims G-*-gen judge it).",
