@@ -70,9 +70,9 @@ def plan(quick: bool, workers: int | None = None, quiet: bool = False) -> Plan:
     # on an edge (β 0.6, β 2.6, α 2), so the grid now reaches α 2.6 and 3.2 and β 0.2 and 3.0: 11 × 8
     # points, 1.6 times the runs (2026-11-29). That left 18 of 36 optima on an edge (β 0.2, α 3.2, β 3.0),
     # so the grid reaches β 0 (no protection of long-RTT flows: the smallest meaningful exponent, like
-    # α 0) and α 4 and 5: 13 × 9 points, 1.3 times the runs (2026-11-29).
+    # α 0), α 4 and 5 and β 3.6 and 4.2: 13 × 11 points, 1.6 times the runs again (2026-11-29).
     alphas = (0.0, 0.1, 0.2, 0.4, 0.65, 1.0, 1.3, 1.6, 2.0, 2.6, 3.2, 4.0, 5.0)
-    betas = (0.0, 0.2, 0.6, 1.0, 1.4, 1.8, 2.2, 2.6, 3.0)
+    betas = (0.0, 0.2, 0.6, 1.0, 1.4, 1.8, 2.2, 2.6, 3.0, 3.6, 4.2)
     # Grid seeds: 5 on Exps 1–4 and 3 on Exps 5–6 (each dynamic run is four 30-s periods); the report's header
     # gives the full run's wall time. With 3 and 2 the seeds' noise left most grid claims undecided.
     return Plan(tuple(range(1, 11)), (1, 2, 3), alphas, betas, (*STATIC, *DYNAMIC), (1, 2, 3, 4, 5), False, workers,
