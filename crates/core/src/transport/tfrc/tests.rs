@@ -377,8 +377,9 @@ fn dumbbell(queue: &str, flows: &str, seed: u64) -> serde_json::Value {
     );
     let sc = crate::scenario::parse_toml(&text).unwrap();
     let out = crate::run::simulate(&sc, None, |_| true).unwrap();
-    let mut summary = out.summary.clone();
-    summary["flows"] = out.flows().into();
+    let flows = out.flows();
+    let mut summary = out.summary; // moved, not cloned
+    summary["flows"] = flows.into();
     summary
 }
 
