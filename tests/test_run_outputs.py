@@ -6,11 +6,16 @@ import json
 import math
 from pathlib import Path
 
+import io
+
 import aqmlab
 import numpy as np
+import orjson
 import pandas as pd
 import pytest
-from aqmlab.output import write_results
+from aqmlab.output import write_indented_json, write_results
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import run_cli
 
@@ -50,6 +55,27 @@ def test_same_scenario_and_seed_give_identical_files(small_scenario: Path, tmp_p
     assert summary_without_wall_time(a / "summary.json") == summary_without_wall_time(b / "summary.json")
     for name in ("timeseries.parquet", "flows.csv", "plot.png", "bottleneck.pcap"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+JSON_SCALARS = st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats(allow_nan=False,
+                                                                                   allow_infinity=False) | st.text()
+JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
+
+
+@given(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6))
+def test_summary_writer_streams_the_bytes_of_one_indented_dump(doc: dict) -> None:
+    f = io.BytesIO()
+    write_indented_json(doc, f)
+    assert f.getvalue() == orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    assert json.loads(f.getvalue()) == doc
+
+
+def test_summary_json_reads_back_as_the_results_summary(small_scenario: Path, tmp_path: Path) -> None:
+    res = aqmlab.run(small_scenario, out=tmp_path / "res", plot=False)
+    text = (tmp_path / "res" / "summary.json").read_text()
+    assert json.loads(text) == res.summary
+    assert text.startswith('{\n  "') and '\n  "flows": [\n    {\n      "' in text  # indented two by two
 
 
 def test_another_seed_gives_another_run(small_scenario: Path) -> None:

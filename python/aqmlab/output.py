@@ -10,19 +10,20 @@ directories of crashed runs are removed by the next run to the same target.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
+
+import orjson
 
 from .exceptions import SimulationError
 
 if TYPE_CHECKING:
     from .api import Result
 
-__all__ = ["check_output_dir", "staged_results_dir", "write_results", "RESULT_FILES"]
+__all__ = ["check_output_dir", "staged_results_dir", "write_indented_json", "write_results", "RESULT_FILES"]
 
 RESULT_FILES = ("summary.json", "timeseries.parquet", "flows.csv", "transfers.csv", "packet_delays.parquet", "plot.png",
                 "bottleneck.pcap")
@@ -148,12 +149,37 @@ def staged_results_dir(out: str | os.PathLike) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def write_indented_json(doc: dict[str, Any], f: BinaryIO) -> None:
+    """Writes ``doc`` as JSON indented by two spaces, one top-level list item at a time.
+
+    orjson, not the standard library: with indentation `json` falls back to its pure-Python encoder,
+    which took 5.5 of a 100,000-flow run's 18 s (orjson: 0.3 s). Item by item, so a million flows'
+    summary (about 800 MB of text) is never one buffer. The bytes are ``orjson.dumps(doc,
+    option=OPT_INDENT_2)``'s, with floats in its shortest form (0.000012774, not 1.2774e-05).
+    """
+    f.write(b"{")
+    for i, (key, value) in enumerate(doc.items()):
+        f.write((b",\n  " if i else b"\n  ") + orjson.dumps(key) + b": ")
+        if isinstance(value, list) and value:
+            f.write(b"[")
+            for j, item in enumerate(value):
+                f.write((b",\n    " if j else b"\n    ") + _indented(item, b"\n    "))
+            f.write(b"\n  ]")
+        else:
+            f.write(_indented(value, b"\n  "))
+    f.write(b"\n}\n" if doc else b"}\n")
+
+
+def _indented(value: Any, newline: bytes) -> bytes:
+    """``value`` as indented JSON whose lines after the first start with ``newline``'s indent."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", newline)
+
+
 def write_results(result: "Result", directory: Path, *, plot: bool = True) -> None:
     """Writes a result's files into ``directory``."""
     directory = Path(directory)
-    with open(directory / "summary.json", "w") as f:
-        json.dump(result.summary, f, indent=2, sort_keys=False)
-        f.write("\n")
+    with open(directory / "summary.json", "wb") as f:
+        write_indented_json(result.summary, f)
     result.timeseries.to_parquet(directory / "timeseries.parquet", index=False)
     result.flows.to_csv(directory / "flows.csv", index=False)
     if len(result.transfers):
