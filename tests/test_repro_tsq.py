@@ -13,7 +13,7 @@ import pytest
 from aqmlab.repro.common import Claim, SeedMean, clearly_greater, tally
 from aqmlab.repro.tsq_cdfs import CDF_HINTS, cdf_quantiles, quantile_distance
 from aqmlab.repro.tsq_claims import claims
-from aqmlab.repro.tsq_metrics import window_quality
+from aqmlab.repro.tsq_metrics import NO_DELAYS, window_quality
 from aqmlab.repro.tsq_summaries import normalised, optimum
 
 SEEDS = (1, 2, 3, 4)
@@ -352,6 +352,26 @@ def test_e1_9_fails_when_a_low_hint_spreads_the_delay_more_than_pi_alone() -> No
                                                 index=e1.index[one])
     c = by_id(thesis_like(e1=e1))["E1.9"]
     assert c.verdict == "does not hold" and "p90 − p10 PI alone" in c.note and "hint 1" in c.note
+
+
+def test_a_run_whose_audio_flow_delivers_nothing_is_left_out_of_the_delay_statistics_and_named() -> None:
+    # Seen in a 30-seed run: a media TCP flow held in RTO back-off delivers nothing after the warm-up, so
+    # its run has no delay samples (the median of none used to raise) and a NaN mean delay.
+    e1 = sweep()
+    gone = (e1["hint"] == 6) & (e1["seed"] == 2)
+    e1.loc[gone, "delay_samples_ms"] = pd.Series([np.array([])], index=e1.index[gone])
+    e1.loc[gone, "media_delay_ms"] = np.nan
+    c = by_id(thesis_like(e1=e1))
+    for ident in ("E1.2", "E1.3", "E1.9"):
+        assert "1 run(s) left out" in c[ident].ours and "hint 6 seed 2" in c[ident].ours, ident
+        assert c[ident].verdict == "holds", ident  # three seeds still order the hints clearly
+    assert "left out" not in c["E1.8"].ours
+
+
+def test_window_quality_without_any_delivered_packet_is_zero() -> None:
+    late = pd.DataFrame({"time_s": np.arange(1, 61) * 0.05 + 20.0, "flow0_goodput_bps": np.zeros(60)})
+    q = window_quality("audio", late, NO_DELAYS, 0, "tcp")
+    assert q["media_q_win"] == 0.0 and q["media_qt_win"] == 0.0 and np.isnan(q["media_qd_win"])
 
 
 def test_full_plan_defaults_to_ten_seeds_and_runs_the_no_warm_up_variant() -> None:

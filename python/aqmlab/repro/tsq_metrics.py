@@ -21,6 +21,16 @@ def _flow_quality(app: str, delay_s: float, kbps: float) -> tuple[float, float, 
     return Q.application_quality(app, delay_s * 1e3, kbps, ftp_file_kbits=S.FTP_FILE_KBITS)
 
 
+# `Result.packet_delays` of a run in which no recorded packet arrived after the warm-up.
+NO_DELAYS = pd.DataFrame({"time_s": [], "flow": [], "class": [], "delay_s": []})
+
+
+def _mean_of_delivered(per_flow: np.ndarray) -> float:
+    """Mean over the flows that delivered after the warm-up (NaN, without a warning, if none did)."""
+    delivered = per_flow[np.isfinite(per_flow)]
+    return float(delivered.mean()) if delivered.size else float("nan")
+
+
 def extract_for(app: str, cdfs: bool):
     """Metrics of one run whose media flows (class 1) are application `app` ("audio"/"video")."""
 
@@ -38,8 +48,8 @@ def extract_for(app: str, cdfs: bool):
             kbps = media["goodput_bps"].to_numpy() * S.wire_per_payload(kind) / 1e3
             delay = media["delay_mean_s"].to_numpy()
             qs = np.array([_flow_quality(app, d, t) for d, t in zip(delay, kbps)])
-            out.update(media_kbps=float(kbps.mean()), media_delay_ms=float(np.nanmean(delay) * 1e3),
-                       media_p50_ms=float(np.nanmean(media["delay_p50_s"].to_numpy()) * 1e3),
+            out.update(media_kbps=float(kbps.mean()), media_delay_ms=_mean_of_delivered(delay) * 1e3,
+                       media_p50_ms=_mean_of_delivered(media["delay_p50_s"].to_numpy()) * 1e3,
                        media_qd=float(qs[:, 0].mean()), media_qt=float(qs[:, 1].mean()), media_q=float(qs[:, 2].mean()),
                        media_drop_pct=100 * float(media["drops"].sum()) / max(float(media["packets_sent"].sum()), 1.0))
             if "app_delay_mean_s" in media and media["app_delay_mean_s"].notna().all():
@@ -51,10 +61,12 @@ def extract_for(app: str, cdfs: bool):
             kbps = ftp["goodput_bps"].to_numpy() * S.wire_per_payload("tcp") / 1e3
             out.update(ftp_kbps=float(kbps.mean()),
                        ftp_q=float(np.mean([_flow_quality("ftp", 0.0, t)[2] for t in kbps])))
-        if len(media) == 1 and len(res.packet_delays):
-            # Spec §3.6's variant: quality per 300-ms window, averaged over the run's windows (S.3).
+        if len(media) == 1 and res.summary["scenario"]["output"]["packet_delays"]:
+            # Spec §3.6's variant: quality per 300-ms window, averaged over the run's windows (S.3). With
+            # nothing delivered after the warm-up every window's quality is 0, and so is the run's.
             late = res.timeseries[res.timeseries["time_s"] > S.WARMUP_S]
-            out.update(window_quality(app, late, res.packet_delays, int(media["id"].iloc[0]), kind))
+            delays = res.packet_delays if len(res.packet_delays) else NO_DELAYS
+            out.update(window_quality(app, late, delays, int(media["id"].iloc[0]), kind))
         if cdfs:
             ts = res.timeseries
             late = ts[ts["time_s"] > S.WARMUP_S]
