@@ -651,7 +651,9 @@ def test_default_flightsize_reduction_with_sack_meets_the_criteria(compared, rfc
 # First run (2026-11-29; aqmlab : ns-3, means over seeds 1-3): drop-tail meets every criterion
 # (goodput 1.003, drops 0.930, RTO expiries 24 : 30 per run, mean queue 1.005); under CoDel
 # aqmlab drops and queues more, under FQ-CoDel less, and ns-3 times out 2.6x as often there.
-# Unexplained so far (docs/bbr.md).
+# Unexplained so far: ns-3's TcpBbr departs from tcp_bbr.c in its send quantum, ACK-aggregation
+# epoch, 1.25-phase exit and loss count; each moves the drop rate by up to 2x, none closes all three
+# gaps (docs/bbr.md, "What differs in ns-3's code").
 BBR_GAPS = {
     ("bbr_4flows_codel", "drops"): "drop rate 13.7 : 8.4 % (1.63x), mean queue 38.3 : 29.5 packets, "
                                    "retransmissions 3971 : 1955 per run",
