@@ -78,6 +78,19 @@ def test_summary_json_reads_back_as_the_results_summary(small_scenario: Path, tm
     assert text.startswith('{\n  "') and '\n  "flows": [\n    {\n      "' in text  # indented two by two
 
 
+def test_a_flow_that_delivers_nothing_after_the_warm_up_has_no_delay_not_a_zero_one(tmp_path: Path) -> None:
+    # The late flow starts 1 ms before the end: its first packet is still on the 10-ms link.
+    sc = {"run": {"duration": "2s", "warmup": "0.5s"}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+          "flows": [{"kind": "tcp"}, {"kind": "tcp", "start": "1.999s"}]}
+    res = aqmlab.run(sc, out=tmp_path / "res", plot=False)
+    late, early = res.summary["flows"][1], res.summary["flows"][0]
+    assert late["delivered_bytes"] == 0
+    assert [late[k] for k in ("delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_p99_s")] == [None] * 4
+    assert early["delay_mean_s"] > 0.010 and early["delay_p99_s"] >= early["delay_p50_s"] > 0.010
+    flows = pd.read_csv(tmp_path / "res" / "flows.csv")
+    assert flows["delay_mean_s"].isna().tolist() == [False, True]
+
+
 def test_another_seed_gives_another_run(small_scenario: Path) -> None:
     one = aqmlab.run(small_scenario, seed=1).flows
     two = aqmlab.run(small_scenario, seed=2).flows

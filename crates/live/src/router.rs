@@ -288,10 +288,10 @@ fn flow_paths_json(forward: &[FlowCounters], reverse: &[FlowCounters]) -> serde_
     let empty = FlowCounters::default();
     let side = |c: Option<&FlowCounters>| {
         let c = c.unwrap_or(&empty);
-        let delay = |v: f64| if c.delay.count() > 0 { serde_json::json!(v) } else { serde_json::Value::Null };
+        let d = &c.delay;
         serde_json::json!({"arrivals": c.arrivals, "drops": c.drops, "marks": c.marks, "bytes_sent": c.bytes_sent,
-                           "delay_mean_s": delay(c.delay.mean_s()), "delay_p50_s": delay(c.delay.quantile_s(0.5)),
-                           "delay_p95_s": delay(c.delay.quantile_s(0.95)), "delay_p99_s": delay(c.delay.quantile_s(0.99))})
+                           "delay_mean_s": d.mean_s_if_any(), "delay_p50_s": d.quantile_s_if_any(0.5),
+                           "delay_p95_s": d.quantile_s_if_any(0.95), "delay_p99_s": d.quantile_s_if_any(0.99)})
     };
     (0..n).map(|i| serde_json::json!({"id": i, "forward": side(forward.get(i)), "reverse": side(reverse.get(i))})).collect()
 }

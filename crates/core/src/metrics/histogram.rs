@@ -65,6 +65,17 @@ impl Histogram {
         self.total
     }
 
+    /// Exact mean in seconds, `None` when nothing was recorded: results report a delay that was
+    /// never measured as null, not as 0 (a flow that delivered nothing has no delay).
+    pub fn mean_s_if_any(&self) -> Option<f64> {
+        (self.total > 0).then(|| self.mean_s())
+    }
+
+    /// The `q`-quantile in seconds as [`Histogram::quantile_s`], `None` when nothing was recorded.
+    pub fn quantile_s_if_any(&self, q: f64) -> Option<f64> {
+        (self.total > 0).then(|| self.quantile_s(q))
+    }
+
     /// Exact mean in seconds (0 when empty).
     pub fn mean_s(&self) -> f64 {
         if self.total == 0 { 0.0 } else { self.sum_ns / self.total as f64 * 1e-9 }
@@ -117,5 +128,14 @@ mod tests {
             assert!((got - exact).abs() / exact < 0.01, "q{q}: {got} vs {exact}");
         }
         assert!((h.mean_s() - 0.0500005).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_empty_histogram_has_no_mean_or_quantile_to_report() {
+        let mut h = Histogram::default();
+        assert_eq!((h.mean_s_if_any(), h.quantile_s_if_any(0.5)), (None, None));
+        h.record(2_000_000);
+        assert_eq!(h.mean_s_if_any(), Some(0.002));
+        assert!((h.quantile_s_if_any(0.5).unwrap() - 0.002).abs() / 0.002 < 0.016);
     }
 }

@@ -89,10 +89,11 @@ impl<'s> World<'s> {
                 "marks": c.marks,
                 "retransmits": retransmits,
                 "timeouts": timeouts,
-                "delay_mean_s": c.delay.mean_s(),
-                "delay_p50_s": c.delay.quantile_s(0.50),
-                "delay_p95_s": c.delay.quantile_s(0.95),
-                "delay_p99_s": c.delay.quantile_s(0.99),
+                // null for a flow that delivered nothing after the warm-up
+                "delay_mean_s": c.delay.mean_s_if_any(),
+                "delay_p50_s": c.delay.quantile_s_if_any(0.50),
+                "delay_p95_s": c.delay.quantile_s_if_any(0.95),
+                "delay_p99_s": c.delay.quantile_s_if_any(0.99),
             });
             let (serde_json::Value::Object(fields), serde_json::Value::Object(extra)) = (&mut o, extra) else {
                 unreachable!("object literals")
@@ -231,9 +232,9 @@ fn mean_after(times_s: &[f64], values: &[f64], warmup: Time) -> Option<f64> {
 fn app_latency_json(a: &AppLatency, rcv_nxt: u32) -> serde_json::Map<String, serde_json::Value> {
     let h = a.latency();
     let serde_json::Value::Object(m) = serde_json::json!({
-        "app_delay_mean_s": h.mean_s(),
-        "app_delay_p50_s": h.quantile_s(0.50),
-        "app_delay_p99_s": h.quantile_s(0.99),
+        "app_delay_mean_s": h.mean_s_if_any(),
+        "app_delay_p50_s": h.quantile_s_if_any(0.50),
+        "app_delay_p99_s": h.quantile_s_if_any(0.99),
         "app_undelivered_segments": a.undelivered(rcv_nxt),
     }) else { unreachable!("a JSON object") };
     m
@@ -247,7 +248,7 @@ fn app_latency_json(a: &AppLatency, rcv_nxt: u32) -> serde_json::Map<String, ser
 ///   link — i.e. sent − received, not counting `mm_packets_in_flight_at_end` (sent but neither
 ///   received nor dropped when the run ended); `mm_loss_pps` is it per second.
 /// * `mm_latency_mean_s`: mean one-way delay of packets delivered after warm-up (send
-///   timestamp to arrival at the receiving host; the same as `delay_mean_s`).
+///   timestamp to arrival at the receiving host; the same as `delay_mean_s`; null if none was).
 /// * MPEG: `frames_sent`, `frames_complete` (every fragment arrived, none after
 ///   `playout_deadline`) and `frames_playable` (complete and decodable under the GOP's
 ///   dependencies, [`FrameDecoder`]), over frames sent in `[warmup, end)`;
@@ -275,7 +276,7 @@ fn media_summary(
         "mm_packets_in_flight_at_end": in_flight,
         "mm_loss_pps": per_s(lost),
         "mm_loss_fraction": if c.packets_sent > 0 { lost as f64 / c.packets_sent as f64 } else { 0.0 },
-        "mm_latency_mean_s": c.delay.mean_s(),
+        "mm_latency_mean_s": c.delay.mean_s_if_any(),
     });
     if let Some(d) = decoder {
         let t = d.tally(sc.warmup, sc.duration);
