@@ -13,6 +13,7 @@ import pytest
 from aqmlab.repro.common import Claim, SeedMean, clearly_greater, tally
 from aqmlab.repro.tsq_cdfs import CDF_HINTS, cdf_quantiles, quantile_distance
 from aqmlab.repro.tsq_claims import claims
+from aqmlab.repro import tsq_metrics
 from aqmlab.repro.tsq_metrics import NO_DELAYS, window_quality
 from aqmlab.repro.tsq_summaries import normalised, optimum
 
@@ -366,6 +367,11 @@ def test_a_run_whose_audio_flow_delivers_nothing_is_left_out_of_the_delay_statis
         assert "1 run(s) left out" in c[ident].ours and "hint 6 seed 2" in c[ident].ours, ident
         assert c[ident].verdict == "holds", ident  # three seeds still order the hints clearly
     assert "left out" not in c["E1.8"].ours
+
+
+def test_a_flow_without_delivered_packets_has_no_delay_quality_and_zero_quality() -> None:
+    qd, qt, q = tsq_metrics._flow_quality("audio", float("nan"), 0.0)
+    assert np.isnan(qd) and (qt, q) == (0.0, 0.0)
 
 
 def test_window_quality_without_any_delivered_packet_is_zero() -> None:

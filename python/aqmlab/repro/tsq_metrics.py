@@ -16,8 +16,8 @@ from . import tsq_scenarios as S
 
 
 def _flow_quality(app: str, delay_s: float, kbps: float) -> tuple[float, float, float]:
-    if not np.isfinite(delay_s):  # nothing delivered after the warm-up
-        return 0.0, 0.0, 0.0
+    if not np.isfinite(delay_s):  # nothing delivered after the warm-up: no delay to score, no throughput
+        return float("nan"), 0.0, 0.0
     return Q.application_quality(app, delay_s * 1e3, kbps, ftp_file_kbits=S.FTP_FILE_KBITS)
 
 
@@ -26,7 +26,8 @@ NO_DELAYS = pd.DataFrame({"time_s": [], "flow": [], "class": [], "delay_s": []})
 
 
 def _mean_of_delivered(per_flow: np.ndarray) -> float:
-    """Mean over the flows that delivered after the warm-up (NaN, without a warning, if none did)."""
+    """Mean over the flows that delivered after the warm-up, whose values are finite (NaN, without a
+    warning, if none did)."""
     delivered = per_flow[np.isfinite(per_flow)]
     return float(delivered.mean()) if delivered.size else float("nan")
 
@@ -50,7 +51,7 @@ def extract_for(app: str, cdfs: bool):
             qs = np.array([_flow_quality(app, d, t) for d, t in zip(delay, kbps)])
             out.update(media_kbps=float(kbps.mean()), media_delay_ms=_mean_of_delivered(delay) * 1e3,
                        media_p50_ms=_mean_of_delivered(media["delay_p50_s"].to_numpy()) * 1e3,
-                       media_qd=float(qs[:, 0].mean()), media_qt=float(qs[:, 1].mean()), media_q=float(qs[:, 2].mean()),
+                       media_qd=_mean_of_delivered(qs[:, 0]), media_qt=float(qs[:, 1].mean()), media_q=float(qs[:, 2].mean()),
                        media_drop_pct=100 * float(media["drops"].sum()) / max(float(media["packets_sent"].sum()), 1.0))
             if "app_delay_mean_s" in media and media["app_delay_mean_s"].notna().all():
                 # TCP driven by CBR: the listener's delay, write to in-order delivery (send backlog included)
