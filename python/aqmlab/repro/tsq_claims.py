@@ -105,13 +105,13 @@ def _per_seed(df: pd.DataFrame, hint: int, col: str, stat) -> SeedMean:
     return SeedMean.of([stat(a) for a in map(np.asarray, df[df["hint"] == hint][col]) if a.size])
 
 
-def _undelivered_note(df: pd.DataFrame, hints) -> str:
-    """' (n runs left out: …)' when some run at `hints` delivered no media packet after the warm-up."""
+def _undelivered_note(df: pd.DataFrame, hints, media: str) -> str:
+    """' (n runs left out: …)' when the `media` flow of some run at `hints` delivered nothing after the warm-up."""
     empty = df[df["hint"].isin(list(hints)) & df["media_delay_ms"].isna()]
     if empty.empty:
         return ""
     runs = ", ".join(f"{'PI alone' if h == 0 else f'hint {h}'} seed {sd}" for h, sd in zip(empty["hint"], empty["seed"]))
-    return (f" ({len(empty)} run(s) left out of the delay statistics, their audio flow delivering nothing after "
+    return (f" ({len(empty)} run(s) left out of the delay statistics, their {media} flow delivering nothing after "
             f"the warm-up: {runs})")
 
 
@@ -133,13 +133,13 @@ def _delay_cdf_claims(df: pd.DataFrame, idents: tuple[str, str], source: str, me
     return [
         _tested(idents[0], source, f"median {media} delay falls as the hint falls", "1 < 6 < 16",
                 "median one-way delay (ms) at hints 1/6/16: " + " / ".join(f"{m:.0f}" for m in med)
-                + _undelivered_note(df, CDF_HINTS),
+                + _undelivered_note(df, CDF_HINTS, media),
                 _chain(sm_med[::-1], lab[::-1]),
                 "per-seed medians: 16 > 6 > 1, each clearly (2 s.e.); the thesis: 'the median queueing delay "
                 "decreases as the hint decreases'"),
         _tested(idents[1], source, f"lower hints give steeper {media} delay CDFs (less variation)", "steeper at 1",
                 "p90 − p10 of delay (ms) at hints 1/6/16: " + " / ".join(f"{s:.0f}" for s in spread)
-                + _undelivered_note(df, CDF_HINTS),
+                + _undelivered_note(df, CDF_HINTS, media),
                 [_gt(sm_spr[2], sm_spr[0], lab[2], lab[0])],
                 "per-seed p90 − p10 at hint 1 clearly below hint 16's (the thesis compares the CDFs' "
                 "steepness, lowest against highest hint)"),
@@ -269,7 +269,7 @@ def _below_pi_alone_delay(df: pd.DataFrame) -> Claim:
                    "mean one-way delay (ms) PI alone/hint 6/hint 1: "
                    + " / ".join(f"{mean[h].mean:.0f}" for h in (0, 6, 1))
                    + "; per-seed p90 − p10 (ms): " + " / ".join(f"{spr[h].mean:.0f}" for h in (0, 6, 1))
-                   + _undelivered_note(df, (0, 1, 6)), checks,
+                   + _undelivered_note(df, (0, 1, 6), "audio"), checks,
                    "at hints 1 and 6 the mean delay and the per-seed p90 − p10 each clearly (2 s.e.) below PI alone's "
                    "(criterion set after E1.2/E1.3 of the earlier full run were published: post hoc in that sense)")
 

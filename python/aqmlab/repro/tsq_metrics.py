@@ -26,8 +26,8 @@ NO_DELAYS = pd.DataFrame({"time_s": [], "flow": [], "class": [], "delay_s": []})
 
 
 def _mean_of_delivered(per_flow: np.ndarray) -> float:
-    """Mean over the flows that delivered after the warm-up, whose values are finite (NaN, without a
-    warning, if none did)."""
+    """Mean of the finite per-flow values (a flow that delivered nothing after the warm-up has NaN);
+    NaN, without a warning, when none is finite."""
     delivered = per_flow[np.isfinite(per_flow)]
     return float(delivered.mean()) if delivered.size else float("nan")
 
