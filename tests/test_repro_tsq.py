@@ -362,9 +362,13 @@ def test_a_run_whose_audio_flow_delivers_nothing_is_left_out_of_the_delay_statis
     gone = (e1["hint"] == 6) & (e1["seed"] == 2)
     e1.loc[gone, "delay_samples_ms"] = pd.Series([np.array([])], index=e1.index[gone])
     e1.loc[gone, "media_delay_ms"] = np.nan
+    low = (e1["hint"] == 1) & (e1["seed"] == 3)  # and one at hint 1, which E1.5's Q_d end point uses
+    e1.loc[low, "delay_samples_ms"] = pd.Series([np.array([])], index=e1.index[low])
+    e1.loc[low, ["media_delay_ms", "media_qd"]] = np.nan
     c = by_id(thesis_like(e1=e1))
+    assert c["E1.5"].verdict == "holds" and "hint 1 seed 3" in c["E1.5"].ours and "nan" not in c["E1.5"].ours
     for ident in ("E1.2", "E1.3", "E1.9"):
-        assert "1 run(s) left out" in c[ident].ours and "hint 6 seed 2" in c[ident].ours, ident
+        assert "2 run(s) left out" in c[ident].ours and "hint 6 seed 2" in c[ident].ours, ident
         assert c[ident].verdict == "holds", ident  # three seeds still order the hints clearly
     assert "left out" not in c["E1.8"].ours
 

@@ -79,8 +79,9 @@ def _tested(ident: str, source: str, statement: str, thesis: str, ours: str, che
 
 
 def _per_hint(df: pd.DataFrame, col: str) -> dict[int, SeedMean]:
-    """TSQ runs: `col` over seeds per hint."""
-    return {int(h): SeedMean.of(g[col]) for h, g in df[df["tsq"].astype(bool)].groupby("hint")}
+    """TSQ runs: `col` over seeds per hint, without the runs where it is undefined (NaN: the delay
+    quality of a media flow that delivered nothing after the warm-up; `_undelivered_note`)."""
+    return {int(h): SeedMean.of(g[col].dropna()) for h, g in df[df["tsq"].astype(bool)].groupby("hint")}
 
 
 def peak_checks(df: pd.DataFrame, window: tuple[int, ...], col: str = "media_q") -> tuple[int, list[Check]]:
@@ -175,7 +176,8 @@ def _trend_claim(ident: str, source: str, h: pd.DataFrame, df: pd.DataFrame, med
     qd, qt = _per_hint(df, "media_qd"), _per_hint(df, "media_qt")
     return _tested(ident, source, f"{media}Q_d rises and Q_t falls as the hint decreases", "opposite trends",
                    f"Spearman ρ(hint, Q_d) = {rho_d:.2f}, ρ(hint, Q_t) = {rho_t:.2f}; Q_d 16 → 1: "
-                   f"{qd[16].mean:.3f} → {qd[1].mean:.3f}, Q_t: {qt[16].mean:.3f} → {qt[1].mean:.3f}",
+                   f"{qd[16].mean:.3f} → {qd[1].mean:.3f}, Q_t: {qt[16].mean:.3f} → {qt[1].mean:.3f}"
+                   + _undelivered_note(df, (1, 16), media.strip() or "audio"),
                    [(rho_d < 0, f"ρ(hint, Q_d) = {rho_d:.2f} < 0"), (rho_t > 0, f"ρ(hint, Q_t) = {rho_t:.2f} > 0"),
                     _gt(qd[1], qd[16], "Q_d(1)", "Q_d(16)"), _gt(qt[16], qt[1], "Q_t(16)", "Q_t(1)")],
                    "the thesis states the two trends without numbers: over hints 1–16 the rank correlation has "
