@@ -89,6 +89,9 @@ def test_a_flow_that_delivers_nothing_after_the_warm_up_has_no_delay_not_a_zero_
     assert early["delay_mean_s"] > 0.010 and early["delay_p99_s"] >= early["delay_p50_s"] > 0.010
     flows = pd.read_csv(tmp_path / "res" / "flows.csv")
     assert flows["delay_mean_s"].isna().tolist() == [False, True]
+    # Null for every flow: still a numeric column of the frame (NaN), as with some values.
+    alone = aqmlab.run({**sc, "flows": sc["flows"][1:]})
+    assert alone.flows["delay_mean_s"].dtype == float and alone.flows["delay_mean_s"].isna().all()
 
 
 def test_another_seed_gives_another_run(small_scenario: Path) -> None:

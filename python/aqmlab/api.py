@@ -301,6 +301,10 @@ class Result:
 
     def __post_init__(self) -> None:
         self.flows = pd.DataFrame(self.summary["flows"])
+        # A column that is null for every flow (no flow delivered, no finite transfer) would be an
+        # object column of None; as NaN it stays numeric like the same column with some values.
+        empty = self.flows.columns[self.flows.isna().all()] if len(self.flows) else []
+        self.flows[empty] = self.flows[empty].astype(float)
         self.queues = pd.DataFrame(self.summary["queues"])
 
     @property
