@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
-
-import io
 
 import aqmlab
 import numpy as np
