@@ -13,7 +13,7 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -578,6 +578,11 @@ def pi_design(link: str, flows: float, rtt: str, packet: str, q_ref: float, limi
                f"q_ref = {q_ref:g}\nlimit = {limit}")
 
 
+_fresh_option = click.option("--fresh", is_flag=True,
+                             help="Discard the runs an interrupted reproduction into --out left (in --out/.runs) "
+                                  "and run everything again.")
+
+
 @cli.group()
 def repro() -> None:
     """Reproduce a thesis's experiments: figures and a claims report."""
@@ -591,7 +596,8 @@ def repro() -> None:
 @click.option("--only", multiple=True, help="Run only this experiment (repeatable): "
               "single_flow, tail_drop, red_sweeps, fpq_validation, t_clear_sweep, ppf_sweep, delay_analysis.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_fpq(out: str, quick: bool, jobs: int | None, only: tuple[str, ...], quiet: bool) -> None:
+@_fresh_option
+def repro_fpq(out: str, quick: bool, jobs: int | None, only: tuple[str, ...], quiet: bool, fresh: bool) -> None:
     """Morris 1999, Scalable TCP Congestion Control (FPQ): loss vs flows, RED rules, FPQ, delays."""
     from .repro import fpq
 
@@ -600,7 +606,7 @@ def repro_fpq(out: str, quick: bool, jobs: int | None, only: tuple[str, ...], qu
     if unknown:
         _fail(f"--only {unknown[0]!r} is not an experiment; allowed: {', '.join(known)}")
     out = _writable_dir(out)
-    _echo_verdicts(fpq.reproduce(out, quick=quick, workers=jobs, quiet=quiet, only=list(only) or None), out)
+    _reproduce(out, fresh, quiet, lambda: fpq.reproduce(out, quick=quick, workers=jobs, quiet=quiet, only=list(only) or None))
 
 
 @repro.command("cbt")
@@ -609,12 +615,13 @@ def repro_fpq(out: str, quick: bool, jobs: int | None, only: tuple[str, ...], qu
 @click.option("--quick", is_flag=True, help="One seed instead of five.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def repro_cbt(out: str, quick: bool, jobs: int | None, quiet: bool) -> None:
+@_fresh_option
+def repro_cbt(out: str, quick: bool, jobs: int | None, quiet: bool, fresh: bool) -> None:
     """Parris 2001, Class-Based Thresholds: FIFO, RED, FRED, CBT, CBQ on the BULK mixes (HTTP mixes not yet)."""
     from .repro import cbt
 
     out = _writable_dir(out)
-    _echo_verdicts(cbt.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
+    _reproduce(out, fresh, quiet, lambda: cbt.reproduce(out, quick=quick, workers=jobs, quiet=quiet))
 
 
 @repro.command("white")
@@ -623,12 +630,13 @@ def repro_cbt(out: str, quick: bool, jobs: int | None, quiet: bool) -> None:
 @click.option("--quick", is_flag=True, help="One seed, a coarse alpha/beta grid on Exp 1, fewer calibration candidates.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_white(out: str, quick: bool, jobs: int | None, quiet: bool) -> None:
+@_fresh_option
+def repro_white(out: str, quick: bool, jobs: int | None, quiet: bool, fresh: bool) -> None:
     """Lee 2002, WHITE: RED, FRED, CSFQ, DRR, Chardonnay, Chablis on Exps 1-6, and the alpha/beta grid."""
     from .repro import white
 
     out = _writable_dir(out)
-    _echo_verdicts(white.reproduce(out, quick=quick, workers=jobs, quiet=quiet), out)
+    _reproduce(out, fresh, quiet, lambda: white.reproduce(out, quick=quick, workers=jobs, quiet=quiet))
 
 
 @repro.command("bmre")
@@ -640,12 +648,15 @@ def repro_white(out: str, quick: bool, jobs: int | None, quiet: bool) -> None:
               help="Run length in seconds (default: 30 quick, 100 full = the thesis's T).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_bmre(out: str, quick: bool, seeds: int | None, duration_s: float | None, jobs: int | None, quiet: bool) -> None:
+@_fresh_option
+def repro_bmre(out: str, quick: bool, seeds: int | None, duration_s: float | None, jobs: int | None, quiet: bool,
+               fresh: bool) -> None:
     """Cho 2002, BMRE: BMRE, RED, FRED, DRR on E1-E7 (fairness, CBR protection, queue, CoV, weights)."""
     from .repro import bmre
 
     out = _writable_dir(out)
-    _echo_verdicts(bmre.reproduce(out, quick=quick, workers=jobs, quiet=quiet, seeds=seeds, duration_s=duration_s), out)
+    _reproduce(out, fresh, quiet,
+               lambda: bmre.reproduce(out, quick=quick, workers=jobs, quiet=quiet, seeds=seeds, duration_s=duration_s))
 
 
 @repro.command("tsq")
@@ -657,19 +668,43 @@ def repro_bmre(out: str, quick: bool, seeds: int | None, duration_s: float | Non
               help="Seconds per run, warm-up 20 s included (default 100; 40 with --quick).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel runs (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def repro_tsq(out: str, quick: bool, seeds: int | None, duration: float | None, jobs: int | None, quiet: bool) -> None:
+@_fresh_option
+def repro_tsq(out: str, quick: bool, seeds: int | None, duration: float | None, jobs: int | None, quiet: bool,
+              fresh: bool) -> None:
     """Kumar 2003, TSQ over PI: E1-E5 (audio and video hint sweeps, audio/FTP and UDP/FTP mixes), quality vs hint."""
     from .repro import tsq
 
     out = _writable_dir(out)
-    _echo_verdicts(tsq.reproduce(out, quick=quick, seeds=seeds, duration_s=duration, workers=jobs, quiet=quiet), out)
+    _reproduce(out, fresh, quiet,
+               lambda: tsq.reproduce(out, quick=quick, seeds=seeds, duration_s=duration, workers=jobs, quiet=quiet))
 
 
-def _echo_verdicts(claims, out: Path) -> None:
-    """The one-line summary every reproduction prints."""
+def _reproduce(out: Path, fresh: bool, quiet: bool, reproduce: Callable[[], list]) -> None:
+    """Runs a reproduction with its finished runs kept in ``out/.runs`` until it completes, so an
+    interrupted one resumes (repro/run_store.py), and prints the one-line summary."""
     from .repro.common import tally
+    from .repro.run_store import STORE_DIR, resumable
 
-    click.echo(f"{tally(claims)}; report: {out / 'report.md'}")
+    kept = out / STORE_DIR
+    if kept.is_dir() and not quiet:
+        state = "discarding" if fresh else "resuming from"
+        click.echo(f"{state} the runs an interrupted reproduction left in {kept}"
+                   + ("" if fresh else " (--fresh starts over)"), err=True)
+    try:
+        with resumable(out, fresh=fresh) as store:
+            claims = reproduce()
+    except KeyboardInterrupt:
+        _fail(f"interrupted; {len(list(kept.glob('*.pkl')))} finished run(s) are kept in {kept}: "
+              "rerun the same command to resume")
+        return
+    except BaseException:
+        if any(kept.glob("*.pkl")):  # an error in the analysis: its runs are not lost
+            click.echo(f"aqmlab: the finished runs are kept in {kept}; a rerun reuses them", err=True)
+        raise
+    total = store.reused + store.shared + store.computed
+    reused = f"; {store.reused} of {total} runs reused" if store.reused else ""
+    click.echo(f"{tally(claims)}; report: {out / 'report.md'}{reused}")
+
 
 
 def _writable_dir(out_arg: str) -> Path:

@@ -14,7 +14,7 @@ from . import bmre_scenarios as S
 from .bmre_experiments import MAX_P_HIGH, Plan, command_line
 from .bmre_metrics import CBR_CTL_FACTOR, CBR_CTL_S, DROP_REASONS
 from .bmre_sensitivity import SETUPS, setup_table, setup_verdict
-from .common import Claim, claim_notes, claims_table, frame_table, single_seed_caveat, tally
+from .common import Claim, claim_notes, claims_table, frame_table, single_seed_caveat, tally, wall_time
 
 
 def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internals: dict[str, dict[str, Any]],
@@ -31,7 +31,7 @@ def write_report(out: Path, p: Plan, df: pd.DataFrame, cl: list[Claim], internal
         "",
         f"`{command}`: {len(df)} runs (+ {n_sens} sensitivity, {n_maxp} max_p {MAX_P_HIGH:g}, {n_e2} E2, "
         f"{len(internals)} internals runs), "
-        f"{len(p.seeds)} seed(s) per point, {p.duration_s:g}-s runs, wall {minutes:.1f} min. Spec: "
+        f"{len(p.seeds)} seed(s) per point, {p.duration_s:g}-s runs, wall {wall_time(minutes)}. Spec: "
         "`specs/seed003-bmre.md`; algorithm notes: docs/bmre.md.",
         "",
         *([caveat, ""] if caveat else []),

@@ -7,6 +7,7 @@ one core per run without pickling scenarios or results between processes.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import time
@@ -18,9 +19,10 @@ from typing import Any, Callable, Iterable
 from tqdm import tqdm
 
 from .. import api
+from .run_store import active_store
 
 __all__ = ["Claim", "Job", "SeedMean", "run_jobs", "claims_table", "claim_notes", "frame_table", "fmt", "save_figure",
-           "tally", "clearly_greater", "all_of", "judged", "single_seed_caveat"]
+           "tally", "wall_time", "clearly_greater", "all_of", "judged", "single_seed_caveat"]
 
 
 @dataclass(frozen=True)
@@ -34,16 +36,45 @@ class Job:
 def run_jobs(jobs: list[Job], extract: Callable[[api.Result], dict[str, Any]], *, workers: int | None = None,
              desc: str = "runs", quiet: bool = False) -> list[dict[str, Any]]:
     """Runs every job (in parallel over `workers` threads, default: all cores) and returns, in job
-    order, `labels | extract(result) | {"wall_s": ...}` per job."""
+    order, `labels | extract(result) | {"wall_s": ...}` per job. Inside :func:`run_store.resumable`,
+    jobs an interrupted earlier reproduction finished are taken from its store, and a job asking what
+    an earlier one asked (the same scenario and extractor) is not run again."""
     workers = workers or os.cpu_count() or 1
+    store = active_store()
+    keys = [store.key(job.scenario, extract) if store else None for job in jobs]
+    rows = [store.load(k) if store else None for k in keys]
+    # One simulation per distinct entry: a reproduction may ask the same question of the same run twice.
+    first: dict[str, int] = {}
+    todo = []
+    for i, (key, row) in enumerate(zip(keys, rows)):
+        if row is None and (key is None or key not in first):
+            first.setdefault(key, i)
+            todo.append(i)
 
-    def one(job: Job) -> dict[str, Any]:
-        res = api.run(job.scenario)
-        return {**job.labels, **extract(res), "wall_s": res.wall_seconds}
+    def one(i: int) -> dict[str, Any]:
+        res = api.run(jobs[i].scenario)
+        row = {**extract(res), "wall_s": res.wall_seconds}
+        if store:
+            store.save(keys[i], row)
+        return row
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        it = pool.map(one, jobs)
-        return list(tqdm(it, total=len(jobs), desc=desc, unit="run", disable=quiet, leave=False))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=desc, unit="run", disable=quiet,
+                  leave=False) as bar:
+            for i, row in zip(todo, pool.map(one, todo)):
+                rows[i] = row
+                bar.update()
+                if store:
+                    store.computed += 1
+    finally:
+        # On Ctrl-C or a failed job, runs not yet started are dropped (those running finish and are stored).
+        pool.shutdown(wait=True, cancel_futures=True)
+    for i, key in enumerate(keys):
+        if rows[i] is None:  # a repeat of a job computed above
+            rows[i] = copy.deepcopy(rows[first[key]])
+            store.shared += 1
+    return [{**job.labels, **row} for job, row in zip(jobs, rows)]
 
 
 @dataclass
@@ -237,6 +268,17 @@ class Timer:
 
     def minutes(self) -> float:
         return (time.perf_counter() - self.started) / 60
+
+
+def wall_time(minutes: float) -> str:
+    """A report's wall time, e.g. '12.3 min'; when the reproduction resumed an interrupted one, also how
+    many runs it reused (their time, spent before, is not in the figure)."""
+    store = active_store()
+    if store is None or not store.reused:
+        return f"{minutes:.1f} min"
+    total = store.reused + store.shared + store.computed
+    return (f"{minutes:.1f} min (this session: {store.reused} of {total} runs were reused from an interrupted "
+            "earlier reproduction, whose time is not counted)")
 
 
 def ensure_dir(path: Path) -> Path:
