@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import aqmlab
+import aqmlab.build
 from aqmlab.sweep import load_sweep, run_complete, run_sweep
 from aqmlab.exceptions import ScenarioError
 from conftest import SMALL_TCP, run_cli
@@ -143,6 +144,46 @@ def test_rerun_recomputes_only_missing_and_broken_runs(swept: tuple[Path, Path, 
     # nothing left to do: a third run reuses everything and starts no cluster
     outcome = run_sweep(path, out=out)
     assert (outcome.computed, outcome.reused, len(outcome.table)) == (0, 4, 4)
+
+
+def test_runs_of_another_aqmlab_build_are_recomputed_not_mixed(swept: tuple[Path, Path, str], tmp_path: Path) -> None:
+    path, store, _ = swept
+    out = tmp_path / "store"
+    shutil.copytree(store, out)
+    ids = [r.run_id for r in load_sweep(path).runs]
+    meta = json.loads((out / "runs" / ids[1] / "params.json").read_text())
+    assert meta["build"] == aqmlab.build.fingerprint()
+    (out / "runs" / ids[1] / "params.json").write_text(json.dumps(meta | {"build": "0123456789abcdef"}))
+    older = json.loads((out / "runs" / ids[2] / "params.json").read_text())
+    del older["build"]  # a run stored before builds were recorded
+    (out / "runs" / ids[2] / "params.json").write_text(json.dumps(older))
+    assert not run_complete(out / "runs" / ids[1], load_sweep(path).runs[1])
+    proc = run_cli("sweep", str(path), "--out", str(out), "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 runs: 2 reused from" in proc.stdout and "2 to compute (2 of them stored by another aqmlab build: recomputed)" \
+        in proc.stdout, proc.stdout
+    for i in ids:
+        assert json.loads((out / "runs" / i / "params.json").read_text())["build"] == aqmlab.build.fingerprint()
+
+
+def test_a_worker_of_another_build_is_a_failed_run_naming_both_builds(swept: tuple[Path, Path, str], tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    from distributed import LocalCluster
+
+    path, _, _ = swept
+    module = sys.modules["aqmlab.sweep"]
+    real = module._simulate
+
+    def elsewhere(scenario: dict) -> tuple:
+        files, _ = real(scenario)
+        return files, "fedcba9876543210"
+
+    monkeypatch.setattr(module, "_simulate", elsewhere)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        outcome = run_sweep(path, out=tmp_path / "a", scheduler=cluster.scheduler_address)
+    assert len(outcome.failed) == 4 and len(outcome.table) == 0
+    assert "another aqmlab build (fedcba9876543210)" in outcome.failed[0][1]
+    assert aqmlab.build.fingerprint() in outcome.failed[0][1]
 
 
 BAD = {

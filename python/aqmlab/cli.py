@@ -283,10 +283,10 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
     bar = None
     done = 0
 
-    def on_start(todo: int, reused: int) -> None:
+    def on_start(todo: int, reused: int, stale: int) -> None:
         nonlocal bar
         if not quiet:
-            click.echo(f"{len(loaded.runs)} runs: {reused} reused from {out_dir}, {todo} to compute")
+            click.echo(f"{len(loaded.runs)} runs: {reused} reused from {out_dir}, {todo} to compute{_stale_note(stale)}")
         bar = tqdm(total=todo, unit="run", disable=quiet or todo == 0, leave=False)
 
     def on_run() -> None:
@@ -318,6 +318,11 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
         click.echo(f"computed {outcome.computed}, reused {outcome.reused}; "
                    f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/"
                    + ("" if no_plot else f"; plots: {out_dir / 'delay_goodput.png'}, {out_dir / 'flow_goodput.png'}"))
+
+
+def _stale_note(stale: int) -> str:
+    """What a resumed sweep says about stored runs it recomputes because another aqmlab made them."""
+    return f" ({stale} of them stored by another aqmlab build: recomputed)" if stale else ""
 
 
 def _split_list(values: tuple[str, ...]) -> list[str]:
@@ -357,10 +362,10 @@ def suite(suite_name: str, aqms: tuple[str, ...], scenarios: tuple[str, ...], se
         refuse_unsafe_location(out, example="results/rfc7928")
     bar = None
 
-    def on_start(todo: int, reused: int) -> None:
+    def on_start(todo: int, reused: int, stale: int) -> None:
         nonlocal bar
         if not quiet:
-            click.echo(f"{todo + reused} runs: {reused} reused from {out}, {todo} to compute")
+            click.echo(f"{todo + reused} runs: {reused} reused from {out}, {todo} to compute{_stale_note(stale)}")
         bar = tqdm(total=todo, unit="run", disable=quiet or todo == 0, leave=False)
 
     def on_run() -> None:

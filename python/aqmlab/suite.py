@@ -215,7 +215,7 @@ def run_suite(
     seeds: int | None = None,
     quick: bool = False,
     workers: int | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, int], None] | None = None,
     on_run: Callable[[], None] | None = None,
 ) -> tuple[SweepOutcome, Path]:
     """Runs the suite into `out` and writes the plots and ``report.md``; returns the sweep's outcome

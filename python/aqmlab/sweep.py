@@ -41,6 +41,7 @@ import pandas as pd
 from . import api
 from .exceptions import ScenarioError, SimulationError
 from .library import builtin_path
+from .build import fingerprint
 from .scenario_keys import parse_key, set_key, show_key
 
 __all__ = ["Sweep", "SweepRun", "SweepOutcome", "load_sweep", "run_sweep", "sweep", "run_id", "run_complete",
@@ -89,6 +90,8 @@ class SweepOutcome:
     reused: int
     computed: int
     failed: list[tuple[SweepRun, str]] = field(default_factory=list)
+    #: Of the computed runs, how many the store held from another aqmlab build (recomputed).
+    stale: int = 0
 
 
 def run_id(scenario: Mapping[str, Any]) -> str:
@@ -202,19 +205,27 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def run_complete(run_dir: Path, run: SweepRun) -> bool:
-    """Whether ``run_dir`` holds the finished run: its ``params.json`` names the run and every file
-    it lists is there with the recorded checksum."""
+def _stored_meta(run_dir: Path, run: SweepRun) -> dict[str, Any] | None:
+    """The run's ``params.json`` when the directory holds the run whole (its ``params.json`` names
+    the run and every file it lists is there with the recorded checksum), else None."""
     try:
         meta = json.loads((run_dir / PARAMS_FILE).read_text())
         if meta.get("run_id") != run.run_id or "summary.json" not in meta.get("files", {}):
-            return False
-        return all(_sha256(run_dir / name) == digest for name, digest in meta["files"].items())
+            return None
+        return meta if all(_sha256(run_dir / name) == digest for name, digest in meta["files"].items()) else None
     except (OSError, ValueError, AttributeError, TypeError):
-        return False
+        return None
 
 
-def _store(run_dir: Path, run: SweepRun, files: dict[str, bytes]) -> None:
+def run_complete(run_dir: Path, run: SweepRun) -> bool:
+    """Whether ``run_dir`` holds the finished run, whole, made by this aqmlab build
+    (:func:`aqmlab.build.fingerprint`, recorded in ``params.json``): a run of other code is not
+    reused, so one table never mixes the results of two simulators."""
+    meta = _stored_meta(run_dir, run)
+    return meta is not None and meta.get("build") == fingerprint()
+
+
+def _store(run_dir: Path, run: SweepRun, files: dict[str, bytes], build: str) -> None:
     """Writes a run's files and its params.json into ``run_dir`` at once (staged, then renamed)."""
     from .output import staged_results_dir
 
@@ -223,19 +234,20 @@ def _store(run_dir: Path, run: SweepRun, files: dict[str, bytes]) -> None:
     with staged_results_dir(run_dir) as tmp:
         for name, data in files.items():
             (tmp / name).write_bytes(data)
-        meta = {"run_id": run.run_id, "params": run.params, "aqmlab": api._native.version(),
+        meta = {"run_id": run.run_id, "params": run.params, "aqmlab": api._native.version(), "build": build,
                 "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}}
         (tmp / PARAMS_FILE).write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def _simulate(scenario: dict[str, Any]) -> dict[str, bytes]:
-    """On a worker: runs the scenario and returns the results directory's files (``--no-plot``)."""
+def _simulate(scenario: dict[str, Any]) -> tuple[dict[str, bytes], str]:
+    """On a worker: runs the scenario and returns the results directory's files (``--no-plot``) and
+    the worker's aqmlab build."""
     from .output import write_results
 
     result = api.run(scenario)
     with tempfile.TemporaryDirectory(prefix="aqmlab-sweep-") as d:
         write_results(result, Path(d), plot=False)
-        return {p.name: p.read_bytes() for p in sorted(Path(d).iterdir())}
+        return {p.name: p.read_bytes() for p in sorted(Path(d).iterdir())}, fingerprint()
 
 
 def _check_store(out_arg: str | os.PathLike) -> None:
@@ -360,11 +372,12 @@ def run_sweep(
     workers: int | None = None,
     retries: int = 1,
     plot: bool = True,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, int], None] | None = None,
     on_run: Callable[[], None] | None = None,
 ) -> SweepOutcome:
-    """Runs a sweep into the results store ``out``; see :func:`sweep`. ``on_start(todo, reused)``
-    is called once the store has been read, ``on_run()`` after each run is stored."""
+    """Runs a sweep into the results store ``out``; see :func:`sweep`. ``on_start(todo, reused, stale)``
+    is called once the store has been read (`stale`: of the runs to compute, those stored by another
+    aqmlab build), ``on_run()`` after each run is stored."""
     loaded = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
     _check_store(out)
     out = Path(out)
@@ -372,6 +385,7 @@ def run_sweep(
     todo = [r for r in loaded.runs if not run_complete(runs_dir / r.run_id, r)]
     todo = list({r.run_id: r for r in todo}.values())
     reused = len(loaded.runs) - len(todo)
+    stale = sum(_stored_meta(runs_dir / r.run_id, r) is not None for r in todo)
     client = cluster = None
     if todo:  # connect (or start the local cluster) before anything is written
         n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
@@ -383,7 +397,7 @@ def run_sweep(
         except OSError as e:
             raise SimulationError(f"--out {out}: cannot create the sweep directory ({e.strerror})") from None
         if on_start:
-            on_start(len(todo), reused)
+            on_start(len(todo), reused, stale)
         if client is not None:
             from distributed import as_completed
 
@@ -392,11 +406,15 @@ def run_sweep(
             for future in as_completed(futures):
                 run = futures[future]
                 try:
-                    files = future.result()
+                    files, build = future.result()
                 except Exception as e:  # noqa: BLE001 - a failed run is reported, the others go on
                     failed.append((run, f"{type(e).__name__}: {e}".splitlines()[0]))
                     continue
-                _store(runs_dir / run.run_id, run, files)
+                if build != fingerprint():
+                    failed.append((run, f"the worker runs another aqmlab build ({build}) than this process "
+                                        f"({fingerprint()}); install the same aqmlab on the workers"))
+                    continue
+                _store(runs_dir / run.run_id, run, files, build)
                 if on_run:
                     on_run()
     finally:
@@ -407,7 +425,7 @@ def run_sweep(
     table, flows = _tables(loaded, runs_dir)
     _write_tables(table, flows, out)
     _write_plots(table, flows, loaded.keys, out, plot)
-    return SweepOutcome(table, reused, len(todo) - len(failed), failed)
+    return SweepOutcome(table, reused, len(todo) - len(failed), failed, stale)
 
 
 def sweep(

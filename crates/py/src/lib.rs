@@ -139,12 +139,20 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// A digest of the Rust sources this extension was built from (build.rs): equal on any machine
+/// for the same sources, so it says whether two runs came from the same simulator.
+#[pyfunction]
+fn source_digest() -> &'static str {
+    env!("AQMLAB_SOURCE_DIGEST")
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(qdiscs, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(source_digest, m)?)?;
     m.add_class::<live::LiveRouter>()?;
     m.add_function(wrap_pyfunction!(live::monotonic_ns, m)?)?;
     Ok(())

@@ -9,7 +9,8 @@ it back instead of simulating again. A run's entry is keyed by
 * the scenario as canonical JSON (sorted keys) and the digests of the files it names,
 * the extractor: its qualified name and the plain values its closure captured (numbers, strings,
   tuples, dataclasses of them, other such functions), and
-* the build: the native library's bytes and every Python source of the package,
+* the build (:func:`aqmlab.build.fingerprint`: the Rust sources the native library was built from
+  and every Python source of the package),
 
 so an entry is reused only by the same code asking the same question about the same run, and the
 report is byte-identical to one computed from scratch (a run is deterministic given its scenario
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .. import api
+from ..build import fingerprint
 
 __all__ = ["RunStore", "resumable", "active_store", "STORE_DIR"]
 
@@ -93,19 +95,6 @@ def _code_identity(code: types.CodeType) -> Any:
     return [code.co_code.hex(), list(code.co_names), consts]
 
 
-@functools.lru_cache(maxsize=1)
-def build_fingerprint() -> str:
-    """SHA-256 over the native library and every Python source of the package: what a run's
-    result and its extracted values depend on besides the scenario."""
-    h = hashlib.sha256()
-    h.update(Path(api._native.__file__).read_bytes())
-    package = Path(api.__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        h.update(str(path.relative_to(package)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
 def _scenario_identity(scenario: dict[str, Any]) -> str:
     data = api._plain(scenario, "")
     files = api.named_file_digests(data)
@@ -135,7 +124,7 @@ class RunStore:
         except _NotPlain:
             return None
         h = hashlib.sha256()
-        for part in (build_fingerprint(), who, _scenario_identity(scenario)):
+        for part in (fingerprint(), who, _scenario_identity(scenario)):
             h.update(part.encode("utf-8"))
             h.update(b"\0")
         return h.hexdigest()
