@@ -309,6 +309,36 @@ def test_edge_optima_counts_optima_on_an_open_edge_but_not_at_zero_or_without_ef
     assert line.startswith(f"**Optima on an open grid edge:** 1 of {n_aqms}") and "chardonnay exp1 (α 1.6, β 1)" in line
 
 
+def test_the_probe_runs_past_open_edges_only_and_says_whether_a_point_there_is_better() -> None:
+    """Chardonnay's best sits on the open α edge (1.6), Chablis's on closed bounds: only Chardonnay is probed,
+    along α past 1.6 at its best β. A probe point 0.03 better is "yes", one equal is "no"."""
+    from aqmlab.repro import white_edge_probe as E
+
+    p = plan(grid_alpha=(0.0, 0.65, 1.6), grid_beta=(0.0, 1.0, 1.4))
+    best_at = {"chardonnay": (1.6, 1.0), "chablis": (0.0, 0.0)}
+    g = grid(p, lambda aqm, a, b: 0.97 if (a, b) == best_at.get(aqm) else 0.90)
+    pts = E.probe_points(g, p)
+    assert set(pts["aqm"]) == {"chardonnay"}
+    assert sorted(zip(pts["alpha"], pts["beta"])) == [(a, 1.0) for a in E.PROBE_VALUES]
+    # An open lower edge (a coarse grid's smallest β above 0) is probed down to 0.
+    coarse = plan(grid_alpha=(0.0, 0.65, 1.6), grid_beta=(0.6, 1.4))
+    low = E.probe_points(grid(coarse, lambda aqm, a, b: 0.97 if (aqm, a, b) == ("chardonnay", 0.65, 0.6) else 0.9), coarse)
+    assert sorted(zip(low["aqm"], low["alpha"], low["beta"])) == [("chardonnay", 0.65, b) for b in (0.0, 0.15, 0.3)]
+
+    def probe_rows(score_at):
+        return pd.DataFrame([{"aqm": "chardonnay", "exp": "exp1", "alpha": a, "beta": 1.0, "seed": s,
+                              "score": score_at(a) + 0.001 * (i - 2)}
+                             for a in E.PROBE_VALUES for i, s in enumerate(SEEDS)])
+
+    better = E.probe_table(g, probe_rows(lambda a: 1.0 if a == 8.0 else 0.9), p)
+    assert len(better) == 1 and better.loc[0, "better"] is True
+    assert (better.loc[0, "best_alpha"], better.loc[0, "best_beta"]) == (8.0, 1.0)
+    same = E.probe_table(g, probe_rows(lambda a: 0.97), p)
+    assert same.loc[0, "better"] is False
+    text = "\n".join(E.probe_section(better))
+    assert "1 yes, 0 no, 0 within noise" in text and "(α 8, β 1)" in text
+
+
 def test_dynamic_grid_score_is_the_mean_of_the_period_jfis() -> None:
     g = pd.DataFrame([{"exp": "exp5", "jfi": np.nan, "A_jfi": 0.9, "B_jfi": 0.8, "C_jfi": 0.7, "D_jfi": 0.6},
                       {"exp": "exp1", "jfi": 0.95, "A_jfi": np.nan, "B_jfi": np.nan, "C_jfi": np.nan, "D_jfi": np.nan}])

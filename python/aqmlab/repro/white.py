@@ -34,8 +34,9 @@ from . import white_scenarios as S
 from .common import Claim, Timer, ensure_dir
 from .white_claims import claims
 from .white_figures import figures
+from .white_edge_probe import probe_table
 from .white_report import write_report
-from .white_runs import READINGS, calibrate, grid_runs, main_runs, sensitivity_runs
+from .white_runs import READINGS, calibrate, edge_probe_runs, grid_runs, main_runs, sensitivity_runs
 from .white_scenarios import DYNAMIC, STATIC
 from .white_tables import write_tables
 
@@ -89,16 +90,19 @@ def reproduce(out: Path, *, quick: bool = False, workers: int | None = None, qui
     df = main_runs(p, red)
     sens = sensitivity_runs(p, red, calib)
     grid = grid_runs(p, red)
-    return render(out, p, red, calib, df, sens, grid, timer.minutes())
+    probe = edge_probe_runs(p, red, grid)
+    return render(out, p, red, calib, df, sens, grid, timer.minutes(), probe)
 
 
 def render(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
-           grid: pd.DataFrame, minutes: float) -> list[Claim]:
-    """The claims, figures, CSV tables and `report.md` from the runs of `reproduce`."""
+           grid: pd.DataFrame, minutes: float, probe: pd.DataFrame | None = None) -> list[Claim]:
+    """The claims, figures, CSV tables and `report.md` from the runs of `reproduce` (`probe`: the runs
+    past the grid's open edges, `edge_probe_runs`)."""
     out = ensure_dir(Path(out))
     cl = claims(df, grid, p, sens=sens)
     cl_alt = {r: claims(df, grid, p, r, sens=sens) for r in READINGS if r}
     figures(df, grid, p, out)
-    write_tables(out, p, calib, df, sens, grid)
-    write_report(out, p, red, calib, df, sens, cl, cl_alt, minutes, grid)
+    edges = probe_table(grid, probe, p) if probe is not None and len(grid) else pd.DataFrame()
+    write_tables(out, p, calib, df, sens, grid, edges)
+    write_report(out, p, red, calib, df, sens, cl, cl_alt, minutes, grid, edges)
     return cl

@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import white_scenarios as S
 from .common import Claim, claim_notes, claims_table, frame_table, single_seed_caveat, tally, wall_time
+from .white_edge_probe import probe_section
 from .white_figures import FIGURES
 from .white_grid import (GEN_SOURCE, SCORE_DOC, cross_generalisation_section, edge_optima_line,
                          generalisation_report, generalisation_table)
@@ -193,7 +194,8 @@ def _goodput_choice_line(calib: pd.DataFrame, red: S.RedProfile, df: pd.DataFram
 
 
 def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
-                 cl: list[Claim], cl_alt: dict[str, list[Claim]], minutes: float, grid: pd.DataFrame) -> None:
+                 cl: list[Claim], cl_alt: dict[str, list[Claim]], minutes: float, grid: pd.DataFrame,
+                 edges: pd.DataFrame | None = None) -> None:
     caveat = single_seed_caveat(len(p.seeds))
     lines = [
         "# Lee 2002, *WHITE: RTT-aware RED* — reproduction",
@@ -313,6 +315,7 @@ def write_report(out: Path, p: Plan, red: S.RedProfile, calib: pd.DataFrame, df:
         f"![{FIGURES['grid']}]({FIGURES['grid']})",
         "",
         *([edge_optima_line(grid, p), ""] if len(grid) else []),
+        *(probe_section(edges) if edges is not None else []),
         f"**Generalisation** (`generalisation.csv`): for each AQM and reading, the optimum found on {GEN_SOURCE} "
         "(where the thesis tuned), its score on every grid experiment, that experiment's own best, and the thesis's "
         "exponents (seed means; the claims G-*-gen judge it).",

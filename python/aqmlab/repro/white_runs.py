@@ -13,6 +13,7 @@ import pandas as pd
 
 from . import white_scenarios as S
 from .common import Job, run_jobs
+from .white_edge_probe import probe_points
 from .white_grid import with_score
 from .white_metrics import extract_for, is_object_col
 from .white_scenarios import DYNAMIC, STATIC
@@ -208,3 +209,15 @@ def grid_runs(p: Plan, red: S.RedProfile) -> pd.DataFrame:
     grid = with_score(_run(p, jobs, "alpha/beta grid"))
     # The per-bin series and per-flow arrays are not needed for the grid's tables (and would hold ~100 MB).
     return grid.drop(columns=[c for c in grid.columns if is_object_col(grid[c])])
+
+
+def edge_probe_runs(p: Plan, red: S.RedProfile, grid: pd.DataFrame) -> pd.DataFrame:
+    """The runs past the grid's open edges (`white_edge_probe.probe_points`), at each experiment's grid seeds."""
+    jobs = []
+    for r in probe_points(grid, p).itertuples():
+        jobs += _jobs([r.exp], [r.aqm], red, p.grid_seeds_for(r.exp), alpha=r.alpha, beta=r.beta,
+                      extra={"alpha": r.alpha, "beta": r.beta})
+    if not jobs:
+        return pd.DataFrame()
+    probe = with_score(_run(p, jobs, "past the grid's edges"))
+    return probe.drop(columns=[c for c in probe.columns if is_object_col(probe[c])])

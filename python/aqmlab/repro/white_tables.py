@@ -116,11 +116,12 @@ TABLES = {"results.csv": "main runs, one row per run (scalars)",
           "generalisation.csv": "α/β grid: each experiment's score at the Exp 1 optimum, its own best and at the thesis's exponents",
           "generalisation_matrix.csv": "α/β grid: each experiment's optimum scored on every experiment (regret against that experiment's best)",
           "common_pair.csv": "α/β grid: per AQM, the one exponent pair with the smallest worst regret over all experiments",
+          "edge_probe.csv": "α/β grid: per optimum on an open grid edge, the best point past the edge and whether it is better",
           "calibration.csv": "RED calibration candidates and scores"}
 
 
 def write_tables(out: Path, p: Plan, calib: pd.DataFrame, df: pd.DataFrame, sens: pd.DataFrame,
-                 grid: pd.DataFrame) -> None:
+                 grid: pd.DataFrame, edges: pd.DataFrame | None = None) -> None:
     """The CSV tables of `TABLES` (floats to 6 significant digits; the bins gzip-compressed with a fixed
     timestamp so that the same runs give the same bytes)."""
     fmt6 = "%.6g"
@@ -140,4 +141,5 @@ def write_tables(out: Path, p: Plan, calib: pd.DataFrame, df: pd.DataFrame, sens
     generalisation_table(grid, p).to_csv(out / "generalisation.csv", index=False, float_format=fmt6)
     cross_generalisation(grid, p).to_csv(out / "generalisation_matrix.csv", index=False, float_format=fmt6)
     common_pair(grid, p).to_csv(out / "common_pair.csv", index=False, float_format=fmt6)
+    (edges if edges is not None else pd.DataFrame()).to_csv(out / "edge_probe.csv", index=False, float_format=fmt6)
     calib.to_csv(out / "calibration.csv", index=False)
