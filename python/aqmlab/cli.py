@@ -711,7 +711,6 @@ def _reproduce(out: Path, fresh: bool, quiet: bool, reproduce: Callable[[], list
     click.echo(f"{tally(claims)}; report: {out / 'report.md'}{reused}")
 
 
-
 def _writable_dir(out_arg: str) -> Path:
     """Creates `out_arg` and returns it, or ends with a one-line error saying why it cannot be written."""
     with _user_facing_errors():
