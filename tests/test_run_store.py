@@ -120,6 +120,21 @@ def test_fresh_discards_and_unreadable_entries_are_recomputed(tmp_path: Path, mo
         assert run_jobs(jobs([1]), extract, quiet=True)[0]["goodput"] > 0 and (s.reused, s.computed) == (0, 1)
 
 
+def test_completing_keeps_the_entries_of_another_reproduction(tmp_path: Path) -> None:
+    # A full reproduction interrupted, then a --quick one into the same directory run to the end: the
+    # quick one removes what it used, not what the full one will resume from.
+    other = RunStore(tmp_path / STORE_DIR)
+    other_key = other.key(jobs([9])[0].scenario, goodput_in(1e3))
+    other.save(other_key, {"goodput": 1.0})
+    with resumable(tmp_path) as store:
+        run_jobs(jobs([1]), goodput_in(1e6), quiet=True)
+    assert store.others() == 1
+    assert [p.stem for p in (tmp_path / STORE_DIR).glob("*.pkl")] == [other_key]
+    with resumable(tmp_path) as store:
+        run_jobs(jobs([9]), goodput_in(1e3), quiet=True)
+    assert store.reused == 1 and not (tmp_path / STORE_DIR).exists()
+
+
 def test_cli_says_it_resumes_and_what_it_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     from aqmlab import cli

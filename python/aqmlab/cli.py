@@ -709,6 +709,10 @@ def _reproduce(out: Path, fresh: bool, quiet: bool, reproduce: Callable[[], list
     total = store.reused + store.shared + store.computed
     reused = f"; {store.reused} of {total} runs reused" if store.reused else ""
     click.echo(f"{tally(claims)}; report: {out / 'report.md'}{reused}")
+    others = store.others() if kept.is_dir() else 0
+    if others and not quiet:
+        click.echo(f"{others} finished run(s) of another reproduction into {out} (other options or another aqmlab "
+                   f"build) are kept in {kept} for it; --fresh discards them", err=True)
 
 
 def _writable_dir(out_arg: str) -> Path:

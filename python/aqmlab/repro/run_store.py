@@ -1,6 +1,6 @@
 """Finished runs of a reproduction kept on disk, so an interrupted `aqmlab repro` resumes.
 
-A full reproduction is hundreds of runs (WHITE's takes 37 min on 2 cores); without a store, Ctrl-C,
+A full reproduction is hundreds of runs (WHITE's takes 39 min on 2 cores); without a store, Ctrl-C,
 a lost SSH session or a crash in the analysis after the last run throws all of them away. While a
 store is active (:func:`resumable`), :func:`aqmlab.repro.common.run_jobs` saves what each job's
 extractor returned as soon as the run ends, and a later reproduction into the same directory takes
@@ -15,8 +15,10 @@ it back instead of simulating again. A run's entry is keyed by
 so an entry is reused only by the same code asking the same question about the same run, and the
 report is byte-identical to one computed from scratch (a run is deterministic given its scenario
 and seed). An extractor capturing anything else (an array, a DataFrame: its repr does not identify
-it) is not stored and runs each time. The store (``<out>/.runs/``) is removed when the reproduction
-finishes; it is kept when it stops early.
+it) is not stored and runs each time. When the reproduction finishes, the entries it used are
+removed from the store (``<out>/.runs/``), and the store with them unless entries of another
+reproduction into the same directory remain (a full one interrupted, then a --quick one run to
+completion, keeps the full one's); when it stops early, everything is kept.
 """
 
 from __future__ import annotations
@@ -113,9 +115,23 @@ class RunStore:
     #: Jobs simulated.
     computed: int = 0
     _earlier: frozenset[str] = field(init=False)
+    #: Entries this reproduction read or wrote: what it removes when it completes.
+    _used: set[str] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self._earlier = frozenset(p.stem for p in self.root.glob("*.pkl"))
+
+    def others(self) -> int:
+        """Entries this reproduction did not use (another reproduction's into the same directory, e.g.
+        a full one interrupted before a --quick one, or another build's)."""
+        return sum(p.stem not in self._used for p in self.root.glob("*.pkl"))
+
+    def finish(self) -> None:
+        """Removes the entries this reproduction used, and the store when nothing else is left in it."""
+        for key in self._used:
+            (self.root / f"{key}.pkl").unlink(missing_ok=True)
+        if self.root.is_dir() and not self.others():
+            shutil.rmtree(self.root, ignore_errors=True)
 
     def key(self, scenario: dict[str, Any], extract: Callable) -> str | None:
         """The entry's file stem, or None when the extractor cannot be identified (then it is not stored)."""
@@ -140,6 +156,7 @@ class RunStore:
             return None
         if not isinstance(row, dict):
             return None
+        self._used.add(key)
         if key in self._earlier:
             self.reused += 1
         else:
@@ -155,6 +172,7 @@ class RunStore:
         except (pickle.PicklingError, TypeError, AttributeError):
             return
         self.root.mkdir(parents=True, exist_ok=True)
+        self._used.add(key)
         tmp = self.root / f".{key}.{os.getpid()}.{id(row)}.tmp"
         tmp.write_bytes(data)
         os.replace(tmp, self.root / f"{key}.pkl")
@@ -169,7 +187,8 @@ def active_store() -> RunStore | None:
 def resumable(out: Path, *, fresh: bool = False) -> Iterator[RunStore]:
     """Keeps the finished runs of the jobs run inside the block in ``out/.runs``, reusing those an
     earlier, interrupted reproduction into ``out`` left there (all of them discarded first with
-    `fresh`). The store is removed when the block ends normally and kept when it raises."""
+    `fresh`). When the block ends normally the entries it used are removed (and the store, unless
+    another reproduction's entries remain); when it raises, everything is kept."""
     store = RunStore(Path(out) / STORE_DIR)
     if fresh and store.root.exists():
         shutil.rmtree(store.root)
@@ -179,4 +198,4 @@ def resumable(out: Path, *, fresh: bool = False) -> Iterator[RunStore]:
         yield store
     finally:
         _ACTIVE.reset(token)
-    shutil.rmtree(store.root, ignore_errors=True)
+    store.finish()
