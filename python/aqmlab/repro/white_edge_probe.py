@@ -37,8 +37,8 @@ def _past(x: float, values: tuple[float, ...]) -> list[float]:
 
 
 def probe_points(grid: pd.DataFrame, p: Plan) -> pd.DataFrame:
-    """`aqm`, `exp`, `alpha`, `beta` of every point past an open edge: along each open exponent the probe
-    values above the grid's range, through the best point (both open: every combination)."""
+    """`aqm`, `exp`, `alpha`, `beta` of every point past an open edge: along each open exponent the values
+    past the grid's range (`_past`), through the best point (both open: every combination)."""
     rows = []
     for r in edge_optima(grid, p).itertuples():
         edges = r.open_edges.split()
