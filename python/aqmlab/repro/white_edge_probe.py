@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .common import SeedMean, frame_table
-from .white_grid import beaten_by_best, edge_optima, with_score
+from .white_grid import _grid_point, beaten_by_best, edge_optima, with_score
 
 if TYPE_CHECKING:
     from .white import Plan
@@ -51,10 +51,6 @@ def probe_points(grid: pd.DataFrame, p: Plan) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["aqm", "exp", "alpha", "beta"])
 
 
-def _point(rows: pd.DataFrame, a: float, b: float) -> SeedMean:
-    return SeedMean.of(rows[np.isclose(rows["alpha"], a) & np.isclose(rows["beta"], b)].sort_values("seed")["score"])
-
-
 def probe_table(grid: pd.DataFrame, probe: pd.DataFrame, p: Plan) -> pd.DataFrame:
     """Per edge optimum: its score, the best probe point past the edge and its score, and whether that point
     beats the optimum (`better`: True, False, or None within the seeds' noise)."""
@@ -63,14 +59,14 @@ def probe_table(grid: pd.DataFrame, probe: pd.DataFrame, p: Plan) -> pd.DataFram
     for r in edge_optima(grid, p).itertuples():
         if not r.open_edges:
             continue
-        edge = _point(grid[(grid["aqm"] == r.aqm) & (grid["exp"] == r.exp)], r.alpha, r.beta)
+        edge = _grid_point(grid[(grid["aqm"] == r.aqm) & (grid["exp"] == r.exp)], r.alpha, r.beta)
         mine = probe[(probe["aqm"] == r.aqm) & (probe["exp"] == r.exp)
                      & ~(np.isclose(probe["alpha"], r.alpha) & np.isclose(probe["beta"], r.beta))] if len(probe) else probe
         if not len(mine):
             continue
         means = mine.groupby(["alpha", "beta"])["score"].mean()
         a, b = means.idxmax()
-        best = _point(mine, a, b)
+        best = _grid_point(mine, a, b)
         out.append({"aqm": r.aqm, "exp": r.exp, "open": r.open_edges, "alpha": r.alpha, "beta": r.beta,
                     "score": edge.mean, "score_se": edge.se, "probe_points": len(means), "best_alpha": a,
                     "best_beta": b, "best_score": best.mean, "best_score_se": best.se,
