@@ -63,34 +63,60 @@ impl Scoreboard {
     /// segment counts once unless lost, and once more if it was retransmitted (below
     /// `high_rxt`, one past the highest retransmission). Every unSACKed segment below
     /// `lost_below` is lost whatever lies above it (marked so by a retransmission timeout that
-    /// kept the scoreboard; 0: none). O(window + ranges).
+    /// kept the scoreboard; 0: none).
+    ///
+    /// O(ranges), not O(window): during recovery it runs on every ACK, several times, and a
+    /// per-segment walk made SACK recovery quadratic in the window (tests check it against the
+    /// per-segment definition).
     pub fn pipe(&self, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32, lost_below: u32) -> u32 {
-        let total: u32 = self.ranges.iter().map(|r| r.1 - r.0).sum();
-        let mut sacked_below = 0u32; // segments of ranges[..k], all below `seq`
-        let mut k = 0;
-        let mut pipe = 0;
-        for seq in snd_una..snd_max {
-            while k < self.ranges.len() && self.ranges[k].1 <= seq {
-                sacked_below += self.ranges[k].1 - self.ranges[k].0;
-                k += 1;
-            }
-            if k < self.ranges.len() && self.ranges[k].0 <= seq {
-                continue; // SACKed
-            }
-            if seq >= lost_below && total - sacked_below < dupthresh {
-                pipe += 1; // (a) not lost: presumed in flight
-            }
-            if seq < high_rxt {
-                pipe += 1; // (b) retransmitted
-            }
-        }
-        pipe
+        let in_flight_from = self.lost_boundary(dupthresh).max(lost_below).max(snd_una);
+        let retransmitted_to = high_rxt.min(snd_max);
+        self.unsacked_in(in_flight_from, snd_max) + self.unsacked_in(snd_una, retransmitted_to)
     }
 
     /// The first unSACKed segment in `[from, to)` that is lost (`want_lost`; below `lost_below`
     /// or by `IsLost`) or merely unSACKed (`!want_lost`): NextSeg rules (1) and (3).
     pub fn first_unsacked(&self, from: u32, to: u32, dupthresh: u32, want_lost: bool, lost_below: u32) -> Option<u32> {
-        (from..to).find(|&s| !self.is_sacked(s) && (!want_lost || s < lost_below || self.is_lost(s, dupthresh)))
+        let to = if want_lost { to.min(self.lost_boundary(dupthresh).max(lost_below)) } else { to };
+        let mut seq = from;
+        for r in &self.ranges[self.ranges.partition_point(|r| r.1 <= from)..] {
+            if r.0 > seq {
+                break;
+            }
+            seq = r.1; // inside a SACKed range: the first candidate is just past it
+        }
+        (seq < to).then_some(seq)
+    }
+
+    /// `IsLost` for unSACKed segments as one boundary: an unSACKed segment is lost exactly when it
+    /// lies below the returned sequence number (then `dupthresh` or more SACKed segments lie above
+    /// it). Ranges are disjoint, so what lies above an unSACKed segment is whole ranges.
+    fn lost_boundary(&self, dupthresh: u32) -> u32 {
+        if dupthresh == 0 {
+            return u32::MAX;
+        }
+        let mut above = 0;
+        for r in self.ranges.iter().rev() {
+            above += r.1 - r.0;
+            if above >= dupthresh {
+                return r.0;
+            }
+        }
+        0
+    }
+
+    /// UnSACKed segments in `[from, to)`.
+    fn unsacked_in(&self, from: u32, to: u32) -> u32 {
+        if to <= from {
+            return 0;
+        }
+        let first = self.ranges.partition_point(|r| r.1 <= from);
+        let sacked: u32 = self.ranges[first..]
+            .iter()
+            .take_while(|r| r.0 < to)
+            .map(|r| r.1.min(to) - r.0.max(from))
+            .sum();
+        to - from - sacked
     }
 }
 
@@ -146,5 +172,42 @@ mod tests {
         assert_eq!(sb.pipe(10, 20, 11, 3, 20), 1, "only the retransmission of 10");
         assert_eq!(sb.first_unsacked(11, 20, 3, true, 20), Some(14), "lost although nothing is SACKed above it");
         assert_eq!(sb.pipe(10, 22, 10, 3, 20), 2, "segments sent after the timeout are in flight");
+    }
+
+    /// `SetPipe` segment by segment, as RFC 6675 writes it: the oracle for the range arithmetic.
+    fn pipe_per_segment(sb: &Scoreboard, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32, lost_below: u32) -> u32 {
+        (snd_una..snd_max)
+            .filter(|&seq| !sb.is_sacked(seq))
+            .map(|seq| u32::from(seq >= lost_below && !sb.is_lost(seq, dupthresh)) + u32::from(seq < high_rxt))
+            .sum()
+    }
+
+    /// NextSeg's search segment by segment.
+    fn first_unsacked_per_segment(sb: &Scoreboard, from: u32, to: u32, dupthresh: u32, want_lost: bool, lost_below: u32) -> Option<u32> {
+        (from..to).find(|&s| !sb.is_sacked(s) && (!want_lost || s < lost_below || sb.is_lost(s, dupthresh)))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn range_arithmetic_agrees_with_the_per_segment_definitions(
+            blocks in proptest::collection::vec((0u32..60, 1u32..8), 0..8),
+            una in 0u32..20, span in 0u32..50, rxt in 0u32..70, dupthresh in 0u32..5,
+            lost_below in 0u32..70, from in 0u32..70,
+        ) {
+            let mut sb = Scoreboard::default();
+            let blocks: Vec<SackBlock> = blocks.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect();
+            sb.update(&blocks, una);
+            let snd_max = una + span;
+            proptest::prop_assert_eq!(
+                sb.pipe(una, snd_max, rxt, dupthresh, lost_below),
+                pipe_per_segment(&sb, una, snd_max, rxt, dupthresh, lost_below)
+            );
+            for want_lost in [true, false] {
+                proptest::prop_assert_eq!(
+                    sb.first_unsacked(from, snd_max, dupthresh, want_lost, lost_below),
+                    first_unsacked_per_segment(&sb, from, snd_max, dupthresh, want_lost, lost_below)
+                );
+            }
+        }
     }
 }
