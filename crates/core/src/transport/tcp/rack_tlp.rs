@@ -19,7 +19,7 @@
 
 use std::collections::VecDeque;
 
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{unsacked_between, SackedCursor, Scoreboard};
 use crate::engine::{Dur, Time};
 
 /// TLP.max_ack_delay: RFC 8985 §7.2 recommends 200 ms when the peer's is unknown (Linux's
@@ -45,12 +45,50 @@ struct SentSegment {
     delivered: bool,
 }
 
+impl SentSegment {
+    /// What it adds to [`RackTlp::pipe`] while not delivered: once unless lost, once more while a
+    /// retransmission of it is presumed in flight.
+    fn in_flight(&self) -> u32 {
+        u32::from(!self.lost) + u32::from(self.retrans_in_flight)
+    }
+}
+
+/// Sums over the recorded segments, kept as flags change so that the pipe and "anything lost?"
+/// cost O(1) instead of a walk over the window on every ACK and every segment sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    /// Σ in_flight over segments not delivered.
+    in_flight: u32,
+    /// Segments marked lost.
+    lost: u32,
+}
+
+impl Tally {
+    fn of(s: &SentSegment) -> Tally {
+        Tally { in_flight: if s.delivered { 0 } else { s.in_flight() }, lost: u32::from(s.lost) }
+    }
+
+    fn add(&mut self, s: &SentSegment) {
+        let t = Tally::of(s);
+        self.in_flight += t.in_flight;
+        self.lost += t.lost;
+    }
+
+    fn remove(&mut self, s: &SentSegment) {
+        let t = Tally::of(s);
+        self.in_flight -= t.in_flight;
+        self.lost -= t.lost;
+    }
+}
+
 /// RACK and TLP state of one connection (RFC 8985 §5.2 and §7).
 #[derive(Clone, Debug, Default)]
 pub struct RackTlp {
     /// Sequence number of `sent[0]`.
     base: u32,
     sent: VecDeque<SentSegment>,
+    /// Over `sent`, always.
+    tally: Tally,
     /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment known delivered.
     xmit_ts: Time,
     end_seq: u32,
@@ -101,11 +139,6 @@ impl RackTlp {
         t1 > t2 || (t1 == t2 && seq1 > seq2)
     }
 
-    fn get_mut(&mut self, seq: u32) -> Option<&mut SentSegment> {
-        let i = seq.checked_sub(self.base)? as usize;
-        self.sent.get_mut(i)
-    }
-
     fn get(&self, seq: u32) -> Option<&SentSegment> {
         let i = seq.checked_sub(self.base)? as usize;
         self.sent.get(i)
@@ -118,8 +151,10 @@ impl RackTlp {
         }
         while seq >= self.base + self.sent.len() as u32 {
             self.sent.push_back(SentSegment::default());
+            self.tally.add(&SentSegment::default());
         }
-        if let Some(s) = self.get_mut(seq) {
+        if let Some(s) = seq.checked_sub(self.base).and_then(|i| self.sent.get_mut(i as usize)) {
+            self.tally.remove(s);
             s.xmit_ts = now;
             s.lost = false;
             s.delivered = false;
@@ -127,6 +162,7 @@ impl RackTlp {
                 s.retransmitted = true;
                 s.retrans_in_flight = true;
             }
+            self.tally.add(s);
         }
         if !retransmission {
             self.restart_pto = true;
@@ -141,16 +177,19 @@ impl RackTlp {
     /// segment delivered below fack).
     pub fn on_ack(&mut self, now: Time, una: u32, new_una: u32, sb: Option<&Scoreboard>, ts_echo: Option<Time>, min_rtt: Option<Dur>) {
         let end = self.base + self.sent.len() as u32;
+        let mut sacked = SackedCursor::new(sb, self.base.max(una));
         for seq in self.base.max(una)..end {
             let cumulative = seq < new_una;
             let s = self.sent[(seq - self.base) as usize];
-            if s.delivered || !(cumulative || sb.is_some_and(|b| b.is_sacked(seq))) {
+            if s.delivered || !(cumulative || sacked.is_sacked(seq)) {
                 continue;
             }
             // Delivered after all (a late original): no longer lost or awaiting a resend.
             let rec = &mut self.sent[(seq - self.base) as usize];
+            self.tally.remove(rec);
             rec.delivered = true;
             rec.lost = false;
+            self.tally.add(rec);
             // Step 3: reordering.
             if seq + 1 > self.fack {
                 self.fack = seq + 1;
@@ -173,8 +212,9 @@ impl RackTlp {
 
     /// Drops the records the cumulative ACK `una` covers.
     fn forget_below(&mut self, una: u32) {
-        while self.base < una && !self.sent.is_empty() {
-            self.sent.pop_front();
+        while self.base < una {
+            let Some(s) = self.sent.pop_front() else { break };
+            self.tally.remove(&s);
             self.base += 1;
         }
         if self.sent.is_empty() {
@@ -200,10 +240,11 @@ impl RackTlp {
         let reo_wnd = self.reo_wnd(inputs);
         let mut outcome = RackOutcome::default();
         let mut timeout = 0u64;
+        let mut sacked = SackedCursor::new(sb, self.base);
         for (i, s) in self.sent.iter_mut().enumerate() {
             let seq = self.base + i as u32;
             // Lost and not resent: RFC 8985's INFINITE_TS, never "sent before" RACK.xmit_ts.
-            if s.delivered || s.lost || sb.is_some_and(|b| b.is_sacked(seq)) {
+            if s.delivered || s.lost || sacked.is_sacked(seq) {
                 continue;
             }
             if !Self::sent_after(self.xmit_ts, self.end_seq, s.xmit_ts, seq + 1) {
@@ -211,8 +252,10 @@ impl RackTlp {
             }
             let deadline = s.xmit_ts.0 + self.rtt.0 + reo_wnd.0;
             if deadline <= now.0 {
+                self.tally.remove(s);
                 s.lost = true;
                 s.retrans_in_flight = false;
+                self.tally.add(s);
                 outcome.newly_lost += 1;
             } else {
                 timeout = timeout.max(deadline - now.0);
@@ -228,14 +271,17 @@ impl RackTlp {
     pub fn on_timeout(&mut self, now: Time, una: u32, sb: Option<&Scoreboard>, inputs: ReoWndInputs) -> u32 {
         let reo_wnd = self.reo_wnd(inputs);
         let mut marked = 0;
+        let mut sacked = SackedCursor::new(sb, self.base);
         for (i, s) in self.sent.iter_mut().enumerate() {
             let seq = self.base + i as u32;
-            if seq < una || s.delivered || s.lost || sb.is_some_and(|b| b.is_sacked(seq)) {
+            if seq < una || s.delivered || s.lost || sacked.is_sacked(seq) {
                 continue;
             }
             if seq == una || s.xmit_ts.0 + self.rtt.0 + reo_wnd.0 <= now.0 {
+                self.tally.remove(s);
                 s.lost = true;
                 s.retrans_in_flight = false;
+                self.tally.add(s);
                 marked += 1;
             }
         }
@@ -248,18 +294,39 @@ impl RackTlp {
     /// A timeout that discards the SACK scoreboard (RFC 2018 §8): nothing counts as delivered.
     pub fn forget_sacks(&mut self) {
         for s in self.sent.iter_mut() {
+            self.tally.remove(s);
             s.delivered = false;
+            self.tally.add(s);
         }
     }
 
     /// The pipe with RACK's marks (Linux's `tcp_packets_in_flight`): each unSACKed segment in
     /// `[una, max)` counts once unless marked lost, and once more while a retransmission of it
     /// is presumed in flight.
+    ///
+    /// O(1) plus a look at the scoreboard when the recorded segments lie within `[una, max)`, as
+    /// they do whenever the sender asks: a recorded segment is delivered exactly when it is SACKed
+    /// (RACK_update runs on every ACK right after the scoreboard's update, and a cleared scoreboard
+    /// forgets the deliveries with it), so the tally counts what the definition does. Debug builds
+    /// check that against the walk.
     pub fn pipe(&self, sb: Option<&Scoreboard>, una: u32, max: u32) -> u32 {
+        let end = self.base + self.sent.len() as u32;
+        if self.sent.is_empty() || una > self.base || end > max {
+            return self.pipe_by_walk(sb, una, max);
+        }
+        let unrecorded = unsacked_between(sb, una, self.base) + unsacked_between(sb, end, max);
+        let pipe = self.tally.in_flight + unrecorded;
+        debug_assert_eq!(pipe, self.pipe_by_walk(sb, una, max), "RACK's tally and its walk disagree");
+        pipe
+    }
+
+    /// The pipe's definition, segment by segment.
+    fn pipe_by_walk(&self, sb: Option<&Scoreboard>, una: u32, max: u32) -> u32 {
+        let mut sacked = SackedCursor::new(sb, una);
         (una..max)
-            .filter(|&seq| !sb.is_some_and(|b| b.is_sacked(seq)))
+            .filter(|&seq| !sacked.is_sacked(seq))
             .map(|seq| match self.get(seq) {
-                Some(s) => u32::from(!s.lost) + u32::from(s.retrans_in_flight),
+                Some(s) => s.in_flight(),
                 None => 1,
             })
             .sum()
@@ -268,19 +335,22 @@ impl RackTlp {
     /// NextSeg rule (1) with RACK's marks: the first unSACKed segment in `[from, max)` marked
     /// lost and not resent since.
     pub fn first_lost(&self, sb: Option<&Scoreboard>, from: u32, max: u32) -> Option<u32> {
-        (from.max(self.base)..max).find(|&seq| self.get(seq).is_some_and(|s| s.lost) && !sb.is_some_and(|b| b.is_sacked(seq)))
+        let mut sacked = SackedCursor::new(sb, from.max(self.base));
+        (from.max(self.base)..max).find(|&seq| self.get(seq).is_some_and(|s| s.lost) && !sacked.is_sacked(seq))
     }
 
     /// NextSeg rule (3): the first unSACKed segment in `[from, max)` neither lost nor being resent.
     pub fn first_unsacked_in_flight(&self, sb: Option<&Scoreboard>, from: u32, max: u32) -> Option<u32> {
+        let mut sacked = SackedCursor::new(sb, from);
         (from..max).find(|&seq| {
-            !sb.is_some_and(|b| b.is_sacked(seq)) && self.get(seq).is_none_or(|s| !s.lost && !s.retrans_in_flight)
+            !sacked.is_sacked(seq) && self.get(seq).is_none_or(|s| !s.lost && !s.retrans_in_flight)
         })
     }
 
     /// Whether any segment awaits retransmission.
     pub fn has_lost(&self) -> bool {
-        self.sent.iter().any(|s| s.lost)
+        debug_assert_eq!(self.tally.lost, self.sent.iter().filter(|s| s.lost).count() as u32);
+        self.tally.lost > 0
     }
 
     /// The reordering timer's deadline.
@@ -356,6 +426,84 @@ impl RackTlp {
             false
         } else {
             false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::SackBlock;
+
+    /// One step of a sender's use of RACK, in the order the sender calls it.
+    #[derive(Clone, Debug)]
+    enum Step {
+        /// New segments go out.
+        Send(u32),
+        /// An ACK: the cumulative ACK moves up by `advance`; SACK blocks at (offset, length) above it.
+        Ack { advance: u32, blocks: Vec<(u32, u32)> },
+        /// RACK's loss detection, then the first lost segment resent.
+        DetectAndResend,
+        /// A retransmission timeout; `keep_sacks` keeps the scoreboard.
+        Timeout { keep_sacks: bool },
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (1u32..6).prop_map(Step::Send),
+            (0u32..4, proptest::collection::vec((0u32..12, 1u32..4), 0..3))
+                .prop_map(|(advance, blocks)| Step::Ack { advance, blocks }),
+            Just(Step::DetectAndResend),
+            any::<bool>().prop_map(|keep_sacks| Step::Timeout { keep_sacks }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The tally behind `pipe` and `has_lost` equals their segment-by-segment definitions after
+        /// every step of a random but well-formed exchange.
+        #[test]
+        fn the_tally_matches_the_walk(steps in proptest::collection::vec(step(), 1..60)) {
+            let (mut rack, mut sb) = (RackTlp::default(), Scoreboard::default());
+            let (mut una, mut max, mut now) = (0u32, 0u32, Time::ZERO);
+            let inputs = ReoWndInputs { in_recovery: true, segs_sacked: 0, dupthresh: 3, min_rtt: None, srtt: None };
+            for step in steps {
+                now = Time(now.0 + 1_000_000);
+                match step {
+                    Step::Send(n) => {
+                        for seq in max..max + n {
+                            rack.on_send(seq, now, false);
+                        }
+                        max += n;
+                    }
+                    Step::Ack { advance, blocks } => {
+                        let new_una = (una + advance).min(max);
+                        let blocks: Vec<SackBlock> = blocks
+                            .iter()
+                            .map(|&(off, len)| SackBlock { start: new_una + off, end: (new_una + off + len).min(max) })
+                            .filter(|b| b.end > b.start)
+                            .collect();
+                        sb.update(&blocks, new_una);
+                        rack.on_ack(now, una, new_una, Some(&sb), None, None);
+                        una = new_una;
+                    }
+                    Step::DetectAndResend => {
+                        rack.detect_loss(now, Some(&sb), inputs);
+                        if let Some(seq) = rack.first_lost(Some(&sb), una, max) {
+                            rack.on_send(seq, now, true);
+                        }
+                    }
+                    Step::Timeout { keep_sacks } => {
+                        if !keep_sacks {
+                            sb.clear();
+                            rack.forget_sacks();
+                        }
+                        rack.on_timeout(now, una, Some(&sb), inputs);
+                    }
+                }
+                proptest::prop_assert_eq!(rack.pipe(Some(&sb), una, max), rack.pipe_by_walk(Some(&sb), una, max));
+                proptest::prop_assert_eq!(rack.has_lost(), rack.sent.iter().any(|s| s.lost));
+            }
         }
     }
 }

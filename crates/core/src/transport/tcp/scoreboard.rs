@@ -43,7 +43,8 @@ impl Scoreboard {
         self.ranges.splice(i..j, std::iter::once((s, e)));
     }
 
-    /// Whether segment `seq` is SACKed.
+    /// Whether segment `seq` is SACKed (loops over a window use [`SackedCursor`]).
+    #[cfg(test)]
     pub fn is_sacked(&self, seq: u32) -> bool {
         let i = self.ranges.partition_point(|r| r.1 <= seq);
         i < self.ranges.len() && self.ranges[i].0 <= seq
@@ -120,6 +121,41 @@ impl Scoreboard {
     }
 }
 
+/// UnSACKed segments in `[from, to)` on `sb` (none: every segment).
+pub fn unsacked_between(sb: Option<&Scoreboard>, from: u32, to: u32) -> u32 {
+    match sb {
+        Some(b) => b.unsacked_in(from, to),
+        None => to.saturating_sub(from),
+    }
+}
+
+/// `is_sacked` for sequence numbers asked in increasing order, in amortised O(1) each: loops over
+/// a window ask it of every segment, and a binary search per segment made them O(window log ranges).
+pub struct SackedCursor<'a> {
+    /// The ranges not yet passed.
+    ranges: &'a [(u32, u32)],
+}
+
+impl<'a> SackedCursor<'a> {
+    /// A cursor over `sb` (none: nothing SACKed) for questions from `from` on.
+    pub fn new(sb: Option<&'a Scoreboard>, from: u32) -> Self {
+        let ranges = sb.map_or(&[][..], |b| &b.ranges[b.ranges.partition_point(|r| r.1 <= from)..]);
+        SackedCursor { ranges }
+    }
+
+    /// Whether `seq` is SACKed; `seq` must not be below any earlier question's.
+    #[inline]
+    pub fn is_sacked(&mut self, seq: u32) -> bool {
+        while let Some((&(_, end), rest)) = self.ranges.split_first() {
+            if end > seq {
+                return self.ranges[0].0 <= seq;
+            }
+            self.ranges = rest;
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +224,17 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn the_cursor_answers_as_is_sacked(blocks in proptest::collection::vec((0u32..60, 1u32..8), 0..8), from in 0u32..70) {
+            let mut sb = Scoreboard::default();
+            let blocks: Vec<SackBlock> = blocks.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect();
+            sb.update(&blocks, 0);
+            let mut cursor = SackedCursor::new(Some(&sb), from);
+            for seq in from..80 {
+                proptest::prop_assert_eq!(cursor.is_sacked(seq), sb.is_sacked(seq), "seq {}", seq);
+            }
+        }
+
         #[test]
         fn range_arithmetic_agrees_with_the_per_segment_definitions(
             blocks in proptest::collection::vec((0u32..60, 1u32..8), 0..8),
