@@ -30,7 +30,7 @@ pub const TLP_MAX_ACK_DELAY: Dur = Dur::from_millis(200);
 const PTO_WITHOUT_SRTT: Dur = Dur::from_millis(1000);
 
 /// What RACK remembers of one outstanding segment.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct SentSegment {
     /// Segment.xmit_ts: when it was last (re)sent.
     xmit_ts: Time,
@@ -89,6 +89,14 @@ pub struct RackTlp {
     sent: VecDeque<SentSegment>,
     /// Over `sent`, always.
     tally: Tally,
+    /// (xmit_ts, seq) of every transmission in the order sent, so in time order (Linux's
+    /// `tsorted_sent_queue`): loss detection reads only the segments sent before RACK.xmit_ts. An
+    /// entry whose segment was sent again, delivered, SACKed, marked lost or acknowledged is stale
+    /// and dropped when met; a cleared scoreboard rebuilds the list.
+    by_time: VecDeque<(Time, u32)>,
+    /// Ranges the scoreboard's last update SACKed for the first time (filled by
+    /// [`Scoreboard::update_noting`], read by the next [`RackTlp::on_ack`]).
+    pub newly_sacked: Vec<(u32, u32)>,
     /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment known delivered.
     xmit_ts: Time,
     end_seq: u32,
@@ -150,9 +158,14 @@ impl RackTlp {
             self.base = seq;
         }
         while seq >= self.base + self.sent.len() as u32 {
+            let gap = self.base + self.sent.len() as u32;
             self.sent.push_back(SentSegment::default());
             self.tally.add(&SentSegment::default());
+            if gap != seq {
+                self.by_time.push_front((Time::ZERO, gap)); // never sent: its xmit_ts is 0
+            }
         }
+        self.by_time.push_back((now, seq));
         if let Some(s) = seq.checked_sub(self.base).and_then(|i| self.sent.get_mut(i as usize)) {
             self.tally.remove(s);
             s.xmit_ts = now;
@@ -175,39 +188,63 @@ impl RackTlp {
     /// when timestamps are on, is not older than it and its RTT is not below min_RTT: otherwise
     /// the original may have been acknowledged), RACK.fack, and reordering (a never-resent
     /// segment delivered below fack).
+    ///
+    /// Visits only what this ACK delivers: the segments it acknowledges cumulatively and those its
+    /// SACK blocks cover for the first time (`newly_sacked`). Every other SACKed segment was
+    /// delivered by the ACK that first SACKed it, and stays so until a cleared scoreboard forgets
+    /// both (debug builds check this).
     pub fn on_ack(&mut self, now: Time, una: u32, new_una: u32, sb: Option<&Scoreboard>, ts_echo: Option<Time>, min_rtt: Option<Dur>) {
         let end = self.base + self.sent.len() as u32;
-        let mut sacked = SackedCursor::new(sb, self.base.max(una));
-        for seq in self.base.max(una)..end {
-            let cumulative = seq < new_una;
-            let s = self.sent[(seq - self.base) as usize];
-            if s.delivered || !(cumulative || sacked.is_sacked(seq)) {
-                continue;
-            }
-            // Delivered after all (a late original): no longer lost or awaiting a resend.
-            let rec = &mut self.sent[(seq - self.base) as usize];
-            self.tally.remove(rec);
-            rec.delivered = true;
-            rec.lost = false;
-            self.tally.add(rec);
-            // Step 3: reordering.
-            if seq + 1 > self.fack {
-                self.fack = seq + 1;
-            } else if !s.retransmitted {
-                self.reordering_seen = true;
-            }
-            // Step 2: the RTT sample and the most recent delivered transmission.
-            let rtt = now.saturating_since(s.xmit_ts);
-            if s.retransmitted && (ts_echo.is_some_and(|t| t < s.xmit_ts) || min_rtt.is_some_and(|m| rtt < m)) {
-                continue; // ambiguous: the ACK may be for the original
-            }
-            if Self::sent_after(s.xmit_ts, seq + 1, self.xmit_ts, self.end_seq) {
-                self.rtt = rtt;
-                self.xmit_ts = s.xmit_ts;
-                self.end_seq = seq + 1;
+        let mut newly = std::mem::take(&mut self.newly_sacked);
+        newly.sort_unstable();
+        let base = self.base;
+        let cumulative = (base.max(una), new_una.min(end));
+        for (from, to) in std::iter::once(cumulative).chain(newly.iter().map(|&(a, b)| (a.max(new_una).max(base), b.min(end)))) {
+            for seq in from..to {
+                self.deliver(now, seq, ts_echo, min_rtt);
             }
         }
+        newly.clear();
+        self.newly_sacked = newly;
+        debug_assert!(self.every_sacked_segment_delivered(sb, una), "a SACKed segment was not delivered to RACK");
         self.forget_below(new_una);
+    }
+
+    /// What `on_ack` relies on: every recorded segment at or above `una` that `sb` SACKs is delivered.
+    fn every_sacked_segment_delivered(&self, sb: Option<&Scoreboard>, una: u32) -> bool {
+        let mut sacked = SackedCursor::new(sb, self.base.max(una));
+        (self.base.max(una)..self.base + self.sent.len() as u32)
+            .all(|seq| !sacked.is_sacked(seq) || self.sent[(seq - self.base) as usize].delivered)
+    }
+
+    /// RACK_update for one segment the ACK delivers (skipped if an earlier ACK did).
+    fn deliver(&mut self, now: Time, seq: u32, ts_echo: Option<Time>, min_rtt: Option<Dur>) {
+        let s = self.sent[(seq - self.base) as usize];
+        if s.delivered {
+            return;
+        }
+        // Delivered after all (a late original): no longer lost or awaiting a resend.
+        let rec = &mut self.sent[(seq - self.base) as usize];
+        self.tally.remove(rec);
+        rec.delivered = true;
+        rec.lost = false;
+        self.tally.add(rec);
+        // Step 3: reordering.
+        if seq + 1 > self.fack {
+            self.fack = seq + 1;
+        } else if !s.retransmitted {
+            self.reordering_seen = true;
+        }
+        // Step 2: the RTT sample and the most recent delivered transmission.
+        let rtt = now.saturating_since(s.xmit_ts);
+        if s.retransmitted && (ts_echo.is_some_and(|t| t < s.xmit_ts) || min_rtt.is_some_and(|m| rtt < m)) {
+            return; // ambiguous: the ACK may be for the original
+        }
+        if Self::sent_after(s.xmit_ts, seq + 1, self.xmit_ts, self.end_seq) {
+            self.rtt = rtt;
+            self.xmit_ts = s.xmit_ts;
+            self.end_seq = seq + 1;
+        }
     }
 
     /// Drops the records the cumulative ACK `una` covers.
@@ -219,6 +256,9 @@ impl RackTlp {
         }
         if self.sent.is_empty() {
             self.base = self.base.max(una);
+        }
+        while self.by_time.front().is_some_and(|&(_, seq)| seq < self.base) {
+            self.by_time.pop_front();
         }
     }
 
@@ -236,31 +276,41 @@ impl RackTlp {
     /// RFC 8985 §6.2 step 5 and `RACK_detect_loss_and_arm_timer`: marks lost every unSACKed
     /// segment sent before RACK.xmit_ts whose RACK.rtt + reo_wnd has passed, and arms the
     /// reordering timer for the latest of the others (stops it if there are none).
+    ///
+    /// Reads the transmissions in time order up to RACK.xmit_ts, dropping stale entries and those
+    /// it marks lost, so each ACK costs what is pending in that stretch rather than the window.
     pub fn detect_loss(&mut self, now: Time, sb: Option<&Scoreboard>, inputs: ReoWndInputs) -> RackOutcome {
         let reo_wnd = self.reo_wnd(inputs);
         let mut outcome = RackOutcome::default();
         let mut timeout = 0u64;
-        let mut sacked = SackedCursor::new(sb, self.base);
-        for (i, s) in self.sent.iter_mut().enumerate() {
-            let seq = self.base + i as u32;
-            // Lost and not resent: RFC 8985's INFINITE_TS, never "sent before" RACK.xmit_ts.
-            if s.delivered || s.lost || sacked.is_sacked(seq) {
+        let (mut kept, mut read) = (0, 0);
+        while let Some(&(t, seq)) = self.by_time.get(read) {
+            if t > self.xmit_ts {
+                break; // sent after RACK.xmit_ts, as is everything behind it
+            }
+            read += 1;
+            let Some(s) = seq.checked_sub(self.base).and_then(|i| self.sent.get_mut(i as usize)) else { continue };
+            // Stale (sent again since), or out of RACK's reach until it is sent again or the
+            // scoreboard is cleared.
+            if s.xmit_ts != t || s.delivered || s.lost || sb.is_some_and(|b| b.is_sacked(seq)) {
                 continue;
             }
-            if !Self::sent_after(self.xmit_ts, self.end_seq, s.xmit_ts, seq + 1) {
-                continue;
-            }
-            let deadline = s.xmit_ts.0 + self.rtt.0 + reo_wnd.0;
-            if deadline <= now.0 {
-                self.tally.remove(s);
-                s.lost = true;
-                s.retrans_in_flight = false;
-                self.tally.add(s);
-                outcome.newly_lost += 1;
-            } else {
+            if Self::sent_after(self.xmit_ts, self.end_seq, t, seq + 1) {
+                let deadline = t.0 + self.rtt.0 + reo_wnd.0;
+                if deadline <= now.0 {
+                    self.tally.remove(s);
+                    s.lost = true;
+                    s.retrans_in_flight = false;
+                    self.tally.add(s);
+                    outcome.newly_lost += 1;
+                    continue;
+                }
                 timeout = timeout.max(deadline - now.0);
             }
+            self.by_time[kept] = (t, seq);
+            kept += 1;
         }
+        self.by_time.drain(kept..read);
         self.reo_at = if timeout > 0 { Time(now.0 + timeout) } else { Time::NEVER };
         outcome
     }
@@ -298,6 +348,9 @@ impl RackTlp {
             s.delivered = false;
             self.tally.add(s);
         }
+        // Delivered segments are back within RACK's reach: list every segment's latest sending.
+        self.by_time = (0..).zip(&self.sent).map(|(i, s)| (s.xmit_ts, self.base + i)).collect();
+        self.by_time.make_contiguous().sort_unstable();
     }
 
     /// The pipe with RACK's marks (Linux's `tcp_packets_in_flight`): each unSACKed segment in
@@ -408,6 +461,51 @@ impl RackTlp {
         self.restart_pto = false; // a probe is not new data that restarts the PTO (§7.2)
     }
 
+    /// The per-segment walk `on_ack` replaced (the tests' oracle).
+    #[cfg(test)]
+    fn on_ack_by_walk(&mut self, now: Time, una: u32, new_una: u32, sb: Option<&Scoreboard>, ts_echo: Option<Time>, min_rtt: Option<Dur>) {
+        let end = self.base + self.sent.len() as u32;
+        let mut sacked = SackedCursor::new(sb, self.base.max(una));
+        for seq in self.base.max(una)..end {
+            if seq < new_una || sacked.is_sacked(seq) {
+                self.deliver(now, seq, ts_echo, min_rtt);
+            }
+        }
+        self.forget_below(new_una);
+        self.newly_sacked.clear();
+    }
+
+    /// The per-segment walk `detect_loss` replaced (the tests' oracle).
+    #[cfg(test)]
+    fn detect_loss_by_walk(&mut self, now: Time, sb: Option<&Scoreboard>, inputs: ReoWndInputs) -> RackOutcome {
+        let reo_wnd = self.reo_wnd(inputs);
+        let mut outcome = RackOutcome::default();
+        let mut timeout = 0u64;
+        let mut sacked = SackedCursor::new(sb, self.base);
+        for (i, s) in self.sent.iter_mut().enumerate() {
+            let seq = self.base + i as u32;
+            // Lost and not resent: RFC 8985's INFINITE_TS, never "sent before" RACK.xmit_ts.
+            if s.delivered || s.lost || sacked.is_sacked(seq) {
+                continue;
+            }
+            if !Self::sent_after(self.xmit_ts, self.end_seq, s.xmit_ts, seq + 1) {
+                continue;
+            }
+            let deadline = s.xmit_ts.0 + self.rtt.0 + reo_wnd.0;
+            if deadline <= now.0 {
+                self.tally.remove(s);
+                s.lost = true;
+                s.retrans_in_flight = false;
+                self.tally.add(s);
+                outcome.newly_lost += 1;
+            } else {
+                timeout = timeout.max(deadline - now.0);
+            }
+        }
+        self.reo_at = if timeout > 0 { Time(now.0 + timeout) } else { Time::NEVER };
+        outcome
+    }
+
     /// RFC 8985 §7.4.2 `TLP_process_ack` (without DSACK): returns true when the ACK shows the
     /// probe repaired a loss, which the congestion control must answer as a loss.
     pub fn tlp_process_ack(&mut self, ack: u32, pure_dupack: bool) -> bool {
@@ -459,20 +557,29 @@ mod tests {
         ]
     }
 
+    /// Everything RACK's answers depend on (not the bookkeeping that speeds them up).
+    fn observable(r: &RackTlp) -> impl PartialEq + std::fmt::Debug {
+        (r.base, r.sent.clone(), r.xmit_ts, r.end_seq, r.rtt, r.fack, r.reordering_seen, r.reo_at)
+    }
+
     proptest::proptest! {
-        /// The tally behind `pipe` and `has_lost` equals their segment-by-segment definitions after
-        /// every step of a random but well-formed exchange.
+        /// After every step of a random but well-formed exchange, RACK in its fast form is in the
+        /// state the per-segment walks of RFC 8985's pseudocode leave (`*_by_walk`), and the tally
+        /// behind `pipe` and `has_lost` equals their segment-by-segment definitions.
         #[test]
-        fn the_tally_matches_the_walk(steps in proptest::collection::vec(step(), 1..60)) {
+        fn the_fast_paths_match_the_walks(steps in proptest::collection::vec(step(), 1..60), reo in proptest::bool::ANY) {
             let (mut rack, mut sb) = (RackTlp::default(), Scoreboard::default());
+            let mut walked = RackTlp::default();
             let (mut una, mut max, mut now) = (0u32, 0u32, Time::ZERO);
-            let inputs = ReoWndInputs { in_recovery: true, segs_sacked: 0, dupthresh: 3, min_rtt: None, srtt: None };
+            // Both reordering windows: zero in recovery, a quarter of min_RTT otherwise.
+            let inputs = ReoWndInputs { in_recovery: !reo, segs_sacked: 0, dupthresh: 3, min_rtt: Some(Dur::from_millis(8)), srtt: None };
             for step in steps {
                 now = Time(now.0 + 1_000_000);
                 match step {
                     Step::Send(n) => {
                         for seq in max..max + n {
                             rack.on_send(seq, now, false);
+                            walked.on_send(seq, now, false);
                         }
                         max += n;
                     }
@@ -483,24 +590,30 @@ mod tests {
                             .map(|&(off, len)| SackBlock { start: new_una + off, end: (new_una + off + len).min(max) })
                             .filter(|b| b.end > b.start)
                             .collect();
-                        sb.update(&blocks, new_una);
+                        sb.update_noting(&blocks, new_una, Some(&mut rack.newly_sacked));
                         rack.on_ack(now, una, new_una, Some(&sb), None, None);
+                        walked.on_ack_by_walk(now, una, new_una, Some(&sb), None, None);
                         una = new_una;
                     }
                     Step::DetectAndResend => {
-                        rack.detect_loss(now, Some(&sb), inputs);
+                        let found = rack.detect_loss(now, Some(&sb), inputs);
+                        proptest::prop_assert_eq!(found, walked.detect_loss_by_walk(now, Some(&sb), inputs));
                         if let Some(seq) = rack.first_lost(Some(&sb), una, max) {
                             rack.on_send(seq, now, true);
+                            walked.on_send(seq, now, true);
                         }
                     }
                     Step::Timeout { keep_sacks } => {
                         if !keep_sacks {
                             sb.clear();
                             rack.forget_sacks();
+                            walked.forget_sacks();
                         }
                         rack.on_timeout(now, una, Some(&sb), inputs);
+                        walked.on_timeout(now, una, Some(&sb), inputs);
                     }
                 }
+                proptest::prop_assert_eq!(observable(&rack), observable(&walked));
                 proptest::prop_assert_eq!(rack.pipe(Some(&sb), una, max), rack.pipe_by_walk(Some(&sb), una, max));
                 proptest::prop_assert_eq!(rack.has_lost(), rack.sent.iter().any(|s| s.lost));
             }

@@ -18,16 +18,44 @@ impl Scoreboard {
     }
 
     /// Records the blocks of an ACK and drops what the cumulative ACK `snd_una` now covers.
+    #[cfg(test)]
     pub fn update(&mut self, blocks: &[SackBlock], snd_una: u32) {
+        self.update_noting(blocks, snd_una, None);
+    }
+
+    /// [`Scoreboard::update`], appending to `newly` the ranges SACKed for the first time (RACK
+    /// visits only those instead of the whole window).
+    pub fn update_noting(&mut self, blocks: &[SackBlock], snd_una: u32, mut newly: Option<&mut Vec<(u32, u32)>>) {
         for b in blocks {
             if b.end > b.start && b.end > snd_una {
-                self.insert(b.start.max(snd_una), b.end);
+                let start = b.start.max(snd_una);
+                if let Some(out) = newly.as_deref_mut() {
+                    self.uncovered(start, b.end, out);
+                }
+                self.insert(start, b.end);
             }
         }
         self.ranges.retain_mut(|r| {
             r.0 = r.0.max(snd_una);
             r.1 > r.0
         });
+    }
+
+    /// Appends the parts of `[start, end)` no range covers.
+    fn uncovered(&self, start: u32, end: u32, out: &mut Vec<(u32, u32)>) {
+        let mut from = start;
+        for r in &self.ranges[self.ranges.partition_point(|r| r.1 <= start)..] {
+            if r.0 >= end {
+                break;
+            }
+            if r.0 > from {
+                out.push((from, r.0));
+            }
+            from = from.max(r.1);
+        }
+        if from < end {
+            out.push((from, end));
+        }
     }
 
     fn insert(&mut self, start: u32, end: u32) {
@@ -44,7 +72,6 @@ impl Scoreboard {
     }
 
     /// Whether segment `seq` is SACKed (loops over a window use [`SackedCursor`]).
-    #[cfg(test)]
     pub fn is_sacked(&self, seq: u32) -> bool {
         let i = self.ranges.partition_point(|r| r.1 <= seq);
         i < self.ranges.len() && self.ranges[i].0 <= seq
@@ -233,6 +260,23 @@ mod tests {
             for seq in from..80 {
                 proptest::prop_assert_eq!(cursor.is_sacked(seq), sb.is_sacked(seq), "seq {}", seq);
             }
+        }
+
+        #[test]
+        fn update_notes_exactly_the_newly_sacked_segments(
+            before in proptest::collection::vec((0u32..60, 1u32..8), 0..6),
+            blocks in proptest::collection::vec((0u32..60, 1u32..8), 0..4), una in 0u32..20,
+        ) {
+            let to_blocks = |v: &[(u32, u32)]| -> Vec<SackBlock> { v.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect() };
+            let mut sb = Scoreboard::default();
+            sb.update(&to_blocks(&before), 0);
+            let old = sb.clone();
+            let mut newly = Vec::new();
+            sb.update_noting(&to_blocks(&blocks), una, Some(&mut newly));
+            let mut noted: Vec<u32> = newly.iter().flat_map(|&(a, b)| a..b).collect();
+            noted.sort_unstable();
+            let expected: Vec<u32> = (una..80).filter(|&s| sb.is_sacked(s) && !old.is_sacked(s)).collect();
+            proptest::prop_assert_eq!(noted, expected);
         }
 
         #[test]

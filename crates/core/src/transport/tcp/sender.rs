@@ -352,7 +352,7 @@ impl TcpSender {
             let una = self.snd_una.max(ack.ack);
             let sb = self.scoreboard.get_or_insert_with(Default::default);
             let known = sb.sacked_above(una.saturating_sub(1));
-            sb.update(ack.sack_blocks(), una);
+            sb.update_noting(ack.sack_blocks(), una, self.rack.as_deref_mut().map(|r| &mut r.newly_sacked));
             new_sack_info = sb.sacked_above(una.saturating_sub(1)) > known;
         }
         self.rack_on_ack(cfg, now, ack);
