@@ -17,6 +17,7 @@
 //! retransmission is known redundant only by a duplicate ACK without SACK blocks (§7.4.2; Linux's
 //! `tcp_process_tlp_ack` reads it the same way).
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use super::scoreboard::{unsacked_between, SackedCursor, Scoreboard};
@@ -94,6 +95,9 @@ pub struct RackTlp {
     /// entry whose segment was sent again, delivered, SACKed, marked lost or acknowledged is stale
     /// and dropped when met; a cleared scoreboard rebuilds the list.
     by_time: VecDeque<(Time, u32)>,
+    /// No segment below it is marked lost: where NextSeg's search for one starts. Lowered when a
+    /// segment is marked, raised by the searches (hence a `Cell`: they only read RACK's state).
+    lost_floor: Cell<u32>,
     /// Ranges the scoreboard's last update SACKed for the first time (filled by
     /// [`Scoreboard::update_noting`], read by the next [`RackTlp::on_ack`]).
     pub newly_sacked: Vec<(u32, u32)>,
@@ -301,6 +305,7 @@ impl RackTlp {
                     self.tally.remove(s);
                     s.lost = true;
                     s.retrans_in_flight = false;
+                    self.lost_floor.set(self.lost_floor.get().min(seq));
                     self.tally.add(s);
                     outcome.newly_lost += 1;
                     continue;
@@ -331,6 +336,7 @@ impl RackTlp {
                 self.tally.remove(s);
                 s.lost = true;
                 s.retrans_in_flight = false;
+                self.lost_floor.set(self.lost_floor.get().min(seq));
                 self.tally.add(s);
                 marked += 1;
             }
@@ -388,6 +394,30 @@ impl RackTlp {
     /// NextSeg rule (1) with RACK's marks: the first unSACKed segment in `[from, max)` marked
     /// lost and not resent since.
     pub fn first_lost(&self, sb: Option<&Scoreboard>, from: u32, max: u32) -> Option<u32> {
+        if self.tally.lost == 0 {
+            return None; // the usual answer, without a walk over the window
+        }
+        let floor = self.lost_floor.get().max(self.base);
+        let start = from.max(floor);
+        let mut sacked = SackedCursor::new(sb, start);
+        let mut first_marked = None;
+        let found = (start..max).find(|&seq| {
+            let lost = self.get(seq).is_some_and(|s| s.lost);
+            if lost && first_marked.is_none() {
+                first_marked = Some(seq);
+            }
+            lost && !sacked.is_sacked(seq)
+        });
+        if start == floor {
+            // Searched from the floor: nothing below the first marked segment met is marked.
+            self.lost_floor.set(first_marked.unwrap_or(max));
+        }
+        found
+    }
+
+    /// NextSeg rule (1) segment by segment (the tests' oracle).
+    #[cfg(test)]
+    fn first_lost_by_walk(&self, sb: Option<&Scoreboard>, from: u32, max: u32) -> Option<u32> {
         let mut sacked = SackedCursor::new(sb, from.max(self.base));
         (from.max(self.base)..max).find(|&seq| self.get(seq).is_some_and(|s| s.lost) && !sacked.is_sacked(seq))
     }
@@ -496,6 +526,7 @@ impl RackTlp {
                 self.tally.remove(s);
                 s.lost = true;
                 s.retrans_in_flight = false;
+                self.lost_floor.set(self.lost_floor.get().min(seq));
                 self.tally.add(s);
                 outcome.newly_lost += 1;
             } else {
@@ -598,7 +629,9 @@ mod tests {
                     Step::DetectAndResend => {
                         let found = rack.detect_loss(now, Some(&sb), inputs);
                         proptest::prop_assert_eq!(found, walked.detect_loss_by_walk(now, Some(&sb), inputs));
-                        if let Some(seq) = rack.first_lost(Some(&sb), una, max) {
+                        let first = rack.first_lost(Some(&sb), una, max);
+                        proptest::prop_assert_eq!(first, walked.first_lost_by_walk(Some(&sb), una, max));
+                        if let Some(seq) = first {
                             rack.on_send(seq, now, true);
                             walked.on_send(seq, now, true);
                         }
