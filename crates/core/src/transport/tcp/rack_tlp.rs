@@ -151,6 +151,16 @@ impl RackTlp {
         t1 > t2 || (t1 == t2 && seq1 > seq2)
     }
 
+    /// Marks segment `seq` (record `s`) lost, keeping the tally and the floor (fields passed apart
+    /// so that callers can hold `s` from `sent`).
+    fn mark_lost(tally: &mut Tally, lost_floor: &Cell<u32>, s: &mut SentSegment, seq: u32) {
+        tally.remove(s);
+        s.lost = true;
+        s.retrans_in_flight = false;
+        lost_floor.set(lost_floor.get().min(seq));
+        tally.add(s);
+    }
+
     fn get(&self, seq: u32) -> Option<&SentSegment> {
         let i = seq.checked_sub(self.base)? as usize;
         self.sent.get(i)
@@ -302,11 +312,7 @@ impl RackTlp {
             if Self::sent_after(self.xmit_ts, self.end_seq, t, seq + 1) {
                 let deadline = t.0 + self.rtt.0 + reo_wnd.0;
                 if deadline <= now.0 {
-                    self.tally.remove(s);
-                    s.lost = true;
-                    s.retrans_in_flight = false;
-                    self.lost_floor.set(self.lost_floor.get().min(seq));
-                    self.tally.add(s);
+                    Self::mark_lost(&mut self.tally, &self.lost_floor, s, seq);
                     outcome.newly_lost += 1;
                     continue;
                 }
@@ -333,11 +339,7 @@ impl RackTlp {
                 continue;
             }
             if seq == una || s.xmit_ts.0 + self.rtt.0 + reo_wnd.0 <= now.0 {
-                self.tally.remove(s);
-                s.lost = true;
-                s.retrans_in_flight = false;
-                self.lost_floor.set(self.lost_floor.get().min(seq));
-                self.tally.add(s);
+                Self::mark_lost(&mut self.tally, &self.lost_floor, s, seq);
                 marked += 1;
             }
         }
@@ -523,11 +525,7 @@ impl RackTlp {
             }
             let deadline = s.xmit_ts.0 + self.rtt.0 + reo_wnd.0;
             if deadline <= now.0 {
-                self.tally.remove(s);
-                s.lost = true;
-                s.retrans_in_flight = false;
-                self.lost_floor.set(self.lost_floor.get().min(seq));
-                self.tally.add(s);
+                Self::mark_lost(&mut self.tally, &self.lost_floor, s, seq);
                 outcome.newly_lost += 1;
             } else {
                 timeout = timeout.max(deadline - now.0);
