@@ -56,7 +56,7 @@ impl SentSegment {
 
 /// Sums over the recorded segments, kept as flags change so that the pipe and "anything lost?"
 /// cost O(1) instead of a walk over the window on every ACK and every segment sent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Tally {
     /// Σ in_flight over segments not delivered.
     in_flight: u32,
@@ -79,6 +79,13 @@ impl Tally {
         let t = Tally::of(s);
         self.in_flight -= t.in_flight;
         self.lost -= t.lost;
+    }
+
+    /// Changes `s` by `f`, keeping the sums: every flag change goes through here.
+    fn change(&mut self, s: &mut SentSegment, f: impl FnOnce(&mut SentSegment)) {
+        self.remove(s);
+        f(s);
+        self.add(s);
     }
 }
 
@@ -154,11 +161,11 @@ impl RackTlp {
     /// Marks segment `seq` (record `s`) lost, keeping the tally and the floor (fields passed apart
     /// so that callers can hold `s` from `sent`).
     fn mark_lost(tally: &mut Tally, lost_floor: &Cell<u32>, s: &mut SentSegment, seq: u32) {
-        tally.remove(s);
-        s.lost = true;
-        s.retrans_in_flight = false;
+        tally.change(s, |s| {
+            s.lost = true;
+            s.retrans_in_flight = false;
+        });
         lost_floor.set(lost_floor.get().min(seq));
-        tally.add(s);
     }
 
     fn get(&self, seq: u32) -> Option<&SentSegment> {
@@ -181,15 +188,15 @@ impl RackTlp {
         }
         self.by_time.push_back((now, seq));
         if let Some(s) = seq.checked_sub(self.base).and_then(|i| self.sent.get_mut(i as usize)) {
-            self.tally.remove(s);
-            s.xmit_ts = now;
-            s.lost = false;
-            s.delivered = false;
-            if retransmission {
-                s.retransmitted = true;
-                s.retrans_in_flight = true;
-            }
-            self.tally.add(s);
+            self.tally.change(s, |s| {
+                s.xmit_ts = now;
+                s.lost = false;
+                s.delivered = false;
+                if retransmission {
+                    s.retransmitted = true;
+                    s.retrans_in_flight = true;
+                }
+            });
         }
         if !retransmission {
             self.restart_pto = true;
@@ -238,11 +245,10 @@ impl RackTlp {
             return;
         }
         // Delivered after all (a late original): no longer lost or awaiting a resend.
-        let rec = &mut self.sent[(seq - self.base) as usize];
-        self.tally.remove(rec);
-        rec.delivered = true;
-        rec.lost = false;
-        self.tally.add(rec);
+        self.tally.change(&mut self.sent[(seq - self.base) as usize], |rec| {
+            rec.delivered = true;
+            rec.lost = false;
+        });
         // Step 3: reordering.
         if seq + 1 > self.fack {
             self.fack = seq + 1;
@@ -352,9 +358,7 @@ impl RackTlp {
     /// A timeout that discards the SACK scoreboard (RFC 2018 §8): nothing counts as delivered.
     pub fn forget_sacks(&mut self) {
         for s in self.sent.iter_mut() {
-            self.tally.remove(s);
-            s.delivered = false;
-            self.tally.add(s);
+            self.tally.change(s, |s| s.delivered = false);
         }
         // Delivered segments are back within RACK's reach: list every segment's latest sending.
         self.by_time = (0..).zip(&self.sent).map(|(i, s)| (s.xmit_ts, self.base + i)).collect();

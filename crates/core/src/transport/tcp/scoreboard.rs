@@ -237,6 +237,11 @@ mod tests {
         assert_eq!(sb.pipe(10, 22, 10, 3, 20), 2, "segments sent after the timeout are in flight");
     }
 
+    /// SACK blocks from generated (start, length) pairs.
+    fn from_lengths(v: &[(u32, u32)]) -> Vec<SackBlock> {
+        v.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect()
+    }
+
     /// `SetPipe` segment by segment, as RFC 6675 writes it: the oracle for the range arithmetic.
     fn pipe_per_segment(sb: &Scoreboard, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32, lost_below: u32) -> u32 {
         (snd_una..snd_max)
@@ -254,8 +259,7 @@ mod tests {
         #[test]
         fn the_cursor_answers_as_is_sacked(blocks in proptest::collection::vec((0u32..60, 1u32..8), 0..8), from in 0u32..70) {
             let mut sb = Scoreboard::default();
-            let blocks: Vec<SackBlock> = blocks.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect();
-            sb.update(&blocks, 0);
+            sb.update(&from_lengths(&blocks), 0);
             let mut cursor = SackedCursor::new(Some(&sb), from);
             for seq in from..80 {
                 proptest::prop_assert_eq!(cursor.is_sacked(seq), sb.is_sacked(seq), "seq {}", seq);
@@ -267,12 +271,11 @@ mod tests {
             before in proptest::collection::vec((0u32..60, 1u32..8), 0..6),
             blocks in proptest::collection::vec((0u32..60, 1u32..8), 0..4), una in 0u32..20,
         ) {
-            let to_blocks = |v: &[(u32, u32)]| -> Vec<SackBlock> { v.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect() };
             let mut sb = Scoreboard::default();
-            sb.update(&to_blocks(&before), 0);
+            sb.update(&from_lengths(&before), 0);
             let old = sb.clone();
             let mut newly = Vec::new();
-            sb.update_noting(&to_blocks(&blocks), una, Some(&mut newly));
+            sb.update_noting(&from_lengths(&blocks), una, Some(&mut newly));
             let mut noted: Vec<u32> = newly.iter().flat_map(|&(a, b)| a..b).collect();
             noted.sort_unstable();
             let expected: Vec<u32> = (una..80).filter(|&s| sb.is_sacked(s) && !old.is_sacked(s)).collect();
@@ -286,8 +289,7 @@ mod tests {
             lost_below in 0u32..70, from in 0u32..70,
         ) {
             let mut sb = Scoreboard::default();
-            let blocks: Vec<SackBlock> = blocks.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect();
-            sb.update(&blocks, una);
+            sb.update(&from_lengths(&blocks), una);
             let snd_max = una + span;
             proptest::prop_assert_eq!(
                 sb.pipe(una, snd_max, rxt, dupthresh, lost_below),
