@@ -144,7 +144,13 @@ impl TcpReceiver {
     }
 
     fn holds(&self, seq: u32) -> bool {
-        self.out_of_order.iter().any(|&(s, e)| s <= seq && seq < e)
+        self.range_holding(seq).is_some()
+    }
+
+    /// The buffered range holding `seq`, by binary search: a large window can hold thousands.
+    fn range_holding(&self, seq: u32) -> Option<usize> {
+        let i = self.out_of_order.partition_point(|&(_, e)| e <= seq);
+        (i < self.out_of_order.len() && self.out_of_order[i].0 <= seq).then_some(i)
     }
 
     fn buffer(&mut self, seq: u32) {
@@ -176,9 +182,8 @@ impl TcpReceiver {
             ack.flags |= FLAG_ECE;
         }
         if cfg.sack && !self.out_of_order.is_empty() {
-            let first = latest
-                .and_then(|seq| self.out_of_order.iter().position(|&(s, e)| s <= seq && seq < e))
-                .unwrap_or(self.out_of_order.len() - 1);
+            // The block holding the segment that triggered this ACK first (RFC 2018 §4).
+            let first = latest.and_then(|seq| self.range_holding(seq)).unwrap_or(self.out_of_order.len() - 1);
             let mut n = 0;
             let order = std::iter::once(first).chain((0..self.out_of_order.len()).rev().filter(|&i| i != first));
             for i in order.take(MAX_SACK_BLOCKS) {

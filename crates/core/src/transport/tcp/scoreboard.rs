@@ -1,20 +1,43 @@
 //! The SACK scoreboard of RFC 6675 §3–4: which segments above the cumulative ACK the receiver
 //! holds, and the queries loss recovery needs (`IsLost`, `pipe`, `NextSeg`). Sequence numbers are
 //! segment numbers. Kept as sorted, disjoint `[start, end)` ranges, allocated only for SACK flows
-//! that have seen a SACK block.
+//! that have seen a SACK block, with running counts of SACKed segments so that the counting
+//! queries are binary searches, not walks over the ranges.
 
 use crate::packet::SackBlock;
 
 /// SACKed ranges above `snd_una`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Scoreboard {
     ranges: Vec<(u32, u32)>,
+    /// Running counts, one more than there are ranges: `before[i] - before[0]` segments are SACKed
+    /// in `ranges[..i]` (wrapping arithmetic). Only differences mean anything, so dropping ranges
+    /// from the front, which every cumulative ACK does, changes no other entry. A hole refilled
+    /// deep in a large window once made every ACK of a recovery count all the ranges.
+    before: Vec<u32>,
 }
+
+impl Default for Scoreboard {
+    fn default() -> Self {
+        Scoreboard { ranges: Vec::new(), before: vec![0] }
+    }
+}
+
+impl PartialEq for Scoreboard {
+    /// Equal when the same segments are SACKed (the counts' base is arbitrary).
+    fn eq(&self, other: &Self) -> bool {
+        self.ranges == other.ranges
+    }
+}
+
+impl Eq for Scoreboard {}
 
 impl Scoreboard {
     /// Forgets everything (after a retransmission timeout, RFC 2018 §8).
     pub fn clear(&mut self) {
         self.ranges.clear();
+        self.before.clear();
+        self.before.push(0);
     }
 
     /// Records the blocks of an ACK and drops what the cumulative ACK `snd_una` now covers.
@@ -35,10 +58,22 @@ impl Scoreboard {
                 self.insert(start, b.end);
             }
         }
-        self.ranges.retain_mut(|r| {
-            r.0 = r.0.max(snd_una);
-            r.1 > r.0
-        });
+        self.forget_below(snd_una);
+        debug_assert!(self.counts_are_consistent(), "{self:?}");
+    }
+
+    /// Drops the ranges, and the part of a range, below `snd_una`: O(log ranges) plus those dropped.
+    fn forget_below(&mut self, snd_una: u32) {
+        let covered = self.ranges.partition_point(|r| r.1 <= snd_una);
+        self.ranges.drain(..covered);
+        self.before.drain(..covered);
+        if let Some(first) = self.ranges.first_mut() {
+            if first.0 < snd_una {
+                // The first range shrinks: every later count loses as much, relative to the base.
+                self.before[0] = self.before[0].wrapping_add(snd_una - first.0);
+                first.0 = snd_una;
+            }
+        }
     }
 
     /// Appends the parts of `[start, end)` no range covers.
@@ -58,6 +93,8 @@ impl Scoreboard {
         }
     }
 
+    /// Adds `[start, end)`, merging the ranges it touches. The counts after the merged range move
+    /// by what it added: nothing to do when SACKs extend the top of the window, the usual case.
     fn insert(&mut self, start: u32, end: u32) {
         // First range that ends at or after `start` (could merge); everything before stays.
         let i = self.ranges.partition_point(|r| r.1 < start);
@@ -68,7 +105,34 @@ impl Scoreboard {
             e = e.max(self.ranges[j].1);
             j += 1;
         }
+        let added = (e - s).wrapping_sub(self.before[j].wrapping_sub(self.before[i]));
         self.ranges.splice(i..j, std::iter::once((s, e)));
+        if j == i {
+            self.before.insert(i + 1, self.before[i]);
+        } else {
+            self.before.drain(i + 1..j);
+        }
+        for count in &mut self.before[i + 1..] {
+            *count = count.wrapping_add(added);
+        }
+    }
+
+    /// SACKed segments below `seq`: O(log ranges).
+    fn sacked_below(&self, seq: u32) -> u32 {
+        let i = self.ranges.partition_point(|r| r.1 <= seq);
+        let partial = self.ranges.get(i).map_or(0, |r| seq.saturating_sub(r.0));
+        self.before[i].wrapping_sub(self.before[0]) + partial
+    }
+
+    /// SACKed segments in all.
+    fn sacked(&self) -> u32 {
+        self.before[self.ranges.len()].wrapping_sub(self.before[0])
+    }
+
+    /// Whether the running counts match the ranges (checked in debug builds after each update).
+    fn counts_are_consistent(&self) -> bool {
+        self.before.len() == self.ranges.len() + 1
+            && self.ranges.iter().enumerate().all(|(i, r)| self.before[i + 1].wrapping_sub(self.before[i]) == r.1 - r.0)
     }
 
     /// Whether segment `seq` is SACKed (loops over a window use [`SackedCursor`]).
@@ -79,7 +143,7 @@ impl Scoreboard {
 
     /// SACKed segments above `seq`.
     pub fn sacked_above(&self, seq: u32) -> u32 {
-        self.ranges.iter().filter(|r| r.1 > seq + 1).map(|r| r.1 - r.0.max(seq + 1)).sum()
+        self.sacked() - self.sacked_below(seq + 1)
     }
 
     /// RFC 6675 `IsLost(seq)`: at least `dupthresh` SACKed segments lie above it.
@@ -93,7 +157,7 @@ impl Scoreboard {
     /// `lost_below` is lost whatever lies above it (marked so by a retransmission timeout that
     /// kept the scoreboard; 0: none).
     ///
-    /// O(ranges), not O(window): during recovery it runs on every ACK, several times, and a
+    /// O(log ranges), not O(window): during recovery it runs on every ACK, several times, and a
     /// per-segment walk made SACK recovery quadratic in the window (tests check it against the
     /// per-segment definition).
     pub fn pipe(&self, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32, lost_below: u32) -> u32 {
@@ -138,13 +202,7 @@ impl Scoreboard {
         if to <= from {
             return 0;
         }
-        let first = self.ranges.partition_point(|r| r.1 <= from);
-        let sacked: u32 = self.ranges[first..]
-            .iter()
-            .take_while(|r| r.0 < to)
-            .map(|r| r.1.min(to) - r.0.max(from))
-            .sum();
-        to - from - sacked
+        to - from - (self.sacked_below(to) - self.sacked_below(from))
     }
 }
 
@@ -242,17 +300,30 @@ mod tests {
         v.iter().map(|&(start, len)| SackBlock { start, end: start + len }).collect()
     }
 
+    /// The highest sequence number the generated blocks reach, and then some.
+    const TOP: u32 = 200;
+
+    /// SACKed segments above `seq`, counted one by one.
+    fn sacked_above_per_segment(sb: &Scoreboard, seq: u32) -> u32 {
+        (seq + 1..TOP).filter(|&s| sb.is_sacked(s)).count() as u32
+    }
+
+    /// RFC 6675 `IsLost`, segment by segment.
+    fn is_lost_per_segment(sb: &Scoreboard, seq: u32, dupthresh: u32) -> bool {
+        sacked_above_per_segment(sb, seq) >= dupthresh
+    }
+
     /// `SetPipe` segment by segment, as RFC 6675 writes it: the oracle for the range arithmetic.
     fn pipe_per_segment(sb: &Scoreboard, snd_una: u32, snd_max: u32, high_rxt: u32, dupthresh: u32, lost_below: u32) -> u32 {
         (snd_una..snd_max)
             .filter(|&seq| !sb.is_sacked(seq))
-            .map(|seq| u32::from(seq >= lost_below && !sb.is_lost(seq, dupthresh)) + u32::from(seq < high_rxt))
+            .map(|seq| u32::from(seq >= lost_below && !is_lost_per_segment(sb, seq, dupthresh)) + u32::from(seq < high_rxt))
             .sum()
     }
 
     /// NextSeg's search segment by segment.
     fn first_unsacked_per_segment(sb: &Scoreboard, from: u32, to: u32, dupthresh: u32, want_lost: bool, lost_below: u32) -> Option<u32> {
-        (from..to).find(|&s| !sb.is_sacked(s) && (!want_lost || s < lost_below || sb.is_lost(s, dupthresh)))
+        (from..to).find(|&s| !sb.is_sacked(s) && (!want_lost || s < lost_below || is_lost_per_segment(sb, s, dupthresh)))
     }
 
     proptest::proptest! {
@@ -280,6 +351,33 @@ mod tests {
             noted.sort_unstable();
             let expected: Vec<u32> = (una..80).filter(|&s| sb.is_sacked(s) && !old.is_sacked(s)).collect();
             proptest::prop_assert_eq!(noted, expected);
+        }
+
+        /// A recovery as the sender sees it: ACKs whose blocks land anywhere (refilled holes merge
+        /// ranges deep in the window) while the cumulative ACK advances. The running counts must
+        /// follow every step, and the counting queries must match counting by segment.
+        #[test]
+        fn the_counts_follow_a_sequence_of_acks(
+            acks in proptest::collection::vec((proptest::collection::vec((0u32..150, 1u32..12), 0..4), 0u32..6), 1..30),
+            probes in proptest::collection::vec((0u32..170, 0u32..170), 4),
+        ) {
+            let mut sb = Scoreboard::default();
+            let mut una = 0;
+            for (blocks, advance) in &acks {
+                una += advance;
+                sb.update(&from_lengths(blocks), una);
+                proptest::prop_assert!(sb.counts_are_consistent(), "{:?}", sb);
+                proptest::prop_assert!(sb.ranges.first().is_none_or(|r| r.0 >= una));
+                for &(a, b) in &probes {
+                    proptest::prop_assert_eq!(sb.sacked_above(a), sacked_above_per_segment(&sb, a), "above {}", a);
+                    let (from, to) = (a.min(b), a.max(b));
+                    let unsacked = (from..to).filter(|&s| !sb.is_sacked(s)).count() as u32;
+                    proptest::prop_assert_eq!(sb.unsacked_in(from, to), unsacked, "[{}, {})", from, to);
+                }
+            }
+            let mut cleared = sb.clone();
+            cleared.clear();
+            proptest::prop_assert!(cleared.counts_are_consistent() && cleared.sacked() == 0);
         }
 
         #[test]
