@@ -111,9 +111,8 @@ def run_ns3(binary: Path, sc: MatchedScenario, small_send_buffer: bool = True, t
 def scaled(n: int, duration_s: float, **kw: Any) -> MatchedScenario:
     """n flows on a bottleneck of 1 Mb/s per flow (≥ 10 Mb/s), RED thresholds scaled with the rate."""
     rate = max(10e6, n * 1e6)
-    k = rate / 10e6
-    red = {"min_th": 5 * k, "max_th": 15 * k, "max_p": 0.1, "weight": min(0.002, 0.002 / k**0.5)}
-    return MatchedScenario(f"scaled{n}", "red", n_tcp=n, rate_bps=rate, queue_limit=int(100 * k), red=red,
+    return MatchedScenario(f"scaled{n}", "red", n_tcp=n, rate_bps=rate, queue_limit=int(100 * rate / 10e6),
+                           red=ns3ref.red_scaled_to(rate),
                            duration_s=duration_s, warmup_s=min(10.0, duration_s / 3), start_spread_s=1.0, **kw)
 
 

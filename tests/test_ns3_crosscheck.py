@@ -388,6 +388,30 @@ def test_cobalt_agrees_with_ns3(compared, name: str, metric: str) -> None:
         _assert_agrees(metric, c.aqmlab, c.ns3)
 
 
+# ---------------------------------------------------------------- faster links, longer paths
+# `ns3ref.FAST_SCENARIOS`: every other matched scenario runs at 10 Mb/s and 20 ms; these check that
+# the agreement holds at 100 Mb/s with a 100 ms RTT and at 300 Mb/s with 50 flows (RED scaled to the
+# rate). The named scenarios' criteria, with RED's per-flow shares within 0.05.
+
+
+def test_fast_scenarios_scale_red_and_the_links_together() -> None:
+    s = ns3ref.FAST_SCENARIOS["red_100mbps_100ms_10flows"]
+    q = s.aqmlab_scenario()["queue"]
+    assert (q["min_th"], q["max_th"], q["limit"]) == (50, 150, 1000)
+    assert q["weight"] == 0.000632456  # 0.002 / sqrt(10) to the 6 digits ns-3 is given
+    assert {"--queueLimit=1000", "--accessRate=1000000000bps", "--redQW=0.000632456"} <= set(s.ns3_args())
+
+
+@pytest.mark.parametrize("name", list(ns3ref.FAST_SCENARIOS))
+@pytest.mark.parametrize("metric", ["goodput", "drops", "timeouts", "fairness", "mean_queue", "shares"])
+def test_fast_links_agree_with_ns3(compared, name: str, metric: str) -> None:
+    c = compared(ns3ref.FAST_SCENARIOS[name])
+    if metric == "shares":
+        assert c.max_share_difference() <= 0.05
+    else:
+        _assert_agrees(metric, c.aqmlab, c.ns3)
+
+
 # ---------------------------------------------------------------- drop-tail without SACK
 # `ns3ref.REPORTED_ONLY` and the newcomer's timeouts: NewReno without SACK behind a full drop-tail
 # buffer, where ns-3 3.44's emulated-SACK scoreboard retransmits segments that were never dropped
