@@ -12,8 +12,9 @@ pub struct Scoreboard {
     ranges: Vec<(u32, u32)>,
     /// Running counts, one more than there are ranges: `before[i] - before[0]` segments are SACKed
     /// in `ranges[..i]` (wrapping arithmetic). Only differences mean anything, so dropping ranges
-    /// from the front, which every cumulative ACK does, changes no other entry. A hole refilled
-    /// deep in a large window once made every ACK of a recovery count all the ranges.
+    /// from the front, which every cumulative ACK does, changes no other entry. Summing the ranges
+    /// instead cost O(ranges) several times per ACK: in a recovery across a large window, with
+    /// hundreds of holes, most of the run.
     before: Vec<u32>,
 }
 
