@@ -454,6 +454,7 @@ COBALT_SCENARIOS = {
     ]
 }
 
+
 def red_scaled_to(rate_bps: float) -> dict[str, float]:
     """The named scenarios' RED (5/15 packets, weight 0.002 at 10 Mb/s) for a faster link: thresholds
     grow with the rate, k = rate / 10 Mb/s, and the weight shrinks as 1/sqrt(k) so the average
