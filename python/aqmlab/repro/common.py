@@ -36,7 +36,7 @@ class Job:
 def run_jobs(jobs: list[Job], extract: Callable[[api.Result], dict[str, Any]], *, workers: int | None = None,
              desc: str = "runs", quiet: bool = False) -> list[dict[str, Any]]:
     """Runs every job (in parallel over `workers` threads, default: all cores) and returns, in job
-    order, `labels | extract(result) | {"wall_s": ...}` per job. Inside :func:`run_store.resumable`,
+    order, `labels | extract(result)` per job. Inside :func:`run_store.resumable`,
     jobs an interrupted earlier reproduction finished are taken from its store, and a job asking what
     an earlier one asked (the same scenario and extractor) is not run again."""
     workers = workers or os.cpu_count() or 1
@@ -53,7 +53,8 @@ def run_jobs(jobs: list[Job], extract: Callable[[api.Result], dict[str, Any]], *
 
     def one(i: int) -> dict[str, Any]:
         res = api.run(jobs[i].scenario)
-        row = {**extract(res), "wall_s": res.wall_seconds}
+        # No wall time in the row: a reproduction's tables must be byte-identical on a rerun.
+        row = extract(res)
         if store:
             store.save(keys[i], row)
         return row

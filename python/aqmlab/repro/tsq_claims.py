@@ -204,7 +204,7 @@ IDENTICAL_BY_CONSTRUCTION = ("shown, not counted: a hint-16 packet goes to the t
 def _identical_runs(df: pd.DataFrame) -> float:
     """Largest per-seed difference between the PI-alone and the hint-16 runs over their scalar columns
     (the labels and the run's wall time aside)."""
-    num = [c for c in df.columns if c not in ("hint", "tsq", "seed", "exp", "model", "wall_s") and
+    num = [c for c in df.columns if c not in ("hint", "tsq", "seed", "exp", "model") and
            pd.api.types.is_numeric_dtype(df[c])]
     a = df[df["hint"] == 0].sort_values("seed")[num].to_numpy(dtype=float)
     b = df[df["hint"] == 16].sort_values("seed")[num].to_numpy(dtype=float)
