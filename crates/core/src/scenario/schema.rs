@@ -418,6 +418,10 @@ pub struct FlowParams {
     /// SACK: keep the scoreboard across a retransmission timeout and resend only unSACKed data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_sack_after_timeout: Option<bool>,
+    /// Every new ACK that restarts the timer drops the RTO backoff (ns-3 3.44's `NewAck`); default
+    /// false (RFC 6298: the backoff stands until a valid RTT sample), true in the `ns3` profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_ack_clears_backoff: Option<bool>,
     /// NewReno without SACK as ns-3 3.44 runs it (its emulated "Reno SACK" scoreboard).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3_reno_sack: Option<bool>,

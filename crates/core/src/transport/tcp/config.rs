@@ -176,6 +176,12 @@ pub struct TcpConfig {
     /// when RACK marks a resent head lost again. Off: RFC 6298 (5.1). Defaults to `rack_tlp`
     /// (RACK gets a full RTO to see a later segment delivered) and is on in the `linux` profile.
     pub restart_timer_on_head_retransmit: bool,
+    /// Every new ACK that restarts the retransmission timer recomputes the RTO from SRTT and RTTVAR
+    /// without the backoff, as ns-3 3.44's `TcpSocketBase::NewAck` does (`m_rto = Max(SRTT +
+    /// Max(G, 4·RTTVAR), MinRto)`; only `ReTxTimeout` doubles `m_rto`). Off: RFC 6298 (5.7) — the
+    /// backed-off RTO stands until a valid RTT sample, which without timestamps (Karn's rule) can
+    /// take many round trips after a timeout. On in the `ns3` profile.
+    pub new_ack_clears_backoff: bool,
     /// SACK senders: after a retransmission timeout keep the scoreboard, count every unSACKed
     /// segment outstanding as lost and resend only those (ns-3's `SetSentListLost`, Linux's
     /// `tcp_enter_loss`; RFC 6675 §5.1 allows it). Off: forget it and go back N (RFC 2018 §8).
@@ -249,6 +255,7 @@ impl Default for TcpConfig {
             restart_timer_on_fast_retransmit: false,
             restart_timer_on_head_retransmit: false,
             keep_sack_after_timeout: false,
+            new_ack_clears_backoff: false,
             ns3_sack_recovery: false,
             ns3_reno_sack: false,
             ssthresh_from_pipe: false,

@@ -51,6 +51,7 @@ impl TcpProfile {
                 dupack_threshold: 3,              // TcpSocketBase::ReTxThreshold
                 timestamps: true,                 // TcpSocketBase::Timestamp
                 keep_sack_after_timeout: true,    // ReTxTimeout: SetSentListLost(resetSack = !sack)
+                new_ack_clears_backoff: true,     // NewAck: m_rto from the estimator, backoff dropped
                 ns3_reno_sack: true,              // Sack = false: TcpTxBuffer's Reno SACK emulation
                 ns3_sack_recovery: true,          // TcpPrrRecovery::DoRecovery, ProcessAck's partial ACKs
                 ssthresh_from_pipe: true,         // GetSsThresh(BytesInFlight()) (TcpCubic uses cwnd)

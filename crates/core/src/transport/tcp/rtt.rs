@@ -37,6 +37,13 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// Forgets the backoff without a sample, as ns-3 3.44 does on every new ACK that restarts the
+    /// timer (`TcpSocketBase::NewAck` recomputes `m_rto` from the estimator; config
+    /// `new_ack_clears_backoff`).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// A retransmission timer expired: double the RTO (5.5).
     pub fn back_off(&mut self) {
         self.backoff = self.backoff.saturating_add(1).min(32);

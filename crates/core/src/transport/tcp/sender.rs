@@ -453,6 +453,9 @@ impl TcpSender {
     /// RFC 6298 (5.2)/(5.3) on an ACK of new data: stop the timer when all is acknowledged, else
     /// restart it if `restart` (NewReno's later partial ACKs do not).
     fn timer_after_new_ack(&mut self, cfg: &TcpConfig, now: Time, restart: bool) {
+        if restart && cfg.new_ack_clears_backoff {
+            self.rtt.clear_backoff(); // ns-3 `NewAck(ack, resetRTO = true)`
+        }
         if self.snd_una >= self.snd_max {
             self.rto_at = Time::NEVER;
         } else if restart {

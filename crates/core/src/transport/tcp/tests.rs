@@ -509,6 +509,27 @@ fn timeout_backs_off_and_karn_ignores_the_retransmission() {
 }
 
 #[test]
+fn new_ack_clears_backoff_drops_the_doubled_rto_without_a_sample_as_ns3_does() {
+    // A settled 100 ms path, then a timeout and the retransmission's ACK: Karn leaves no sample.
+    for (clears, rto_after) in [(false, 2000), (true, 1000)] {
+        let c = TcpConfig { new_ack_clears_backoff: clears, ..cfg(TcpVariant::NewReno) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &ack(1), &mut out); // timed segment 0: SRTT 100 ms, RTO 1 s (min)
+        assert_eq!(s.rto(&c), Dur::from_millis(1000));
+        let due = s.next_wakeup().unwrap();
+        out.clear();
+        s.on_timer(&c, due, &mut out); // segment 1 resent, RTO backed off to 2 s
+        assert_eq!(s.rto(&c), Dur::from_millis(2000));
+        let samples = s.stats().rtt_samples;
+        s.on_ack(&c, due + Dur::from_millis(100), &ack(2), &mut Vec::new());
+        assert_eq!(s.stats().rtt_samples, samples, "Karn: no sample from the retransmission");
+        assert_eq!(s.rto(&c), Dur::from_millis(rto_after), "new_ack_clears_backoff = {clears}");
+        assert_eq!(s.next_wakeup(), Some(due + Dur::from_millis(100 + rto_after)), "the timer restarted with it");
+    }
+}
+
+#[test]
 fn timestamps_sample_a_retransmission_and_collapse_the_backed_off_rto() {
     let c = TcpConfig { timestamps: true, ..cfg(TcpVariant::NewReno) };
     let mut r = TcpReceiver::new(0, &c);
