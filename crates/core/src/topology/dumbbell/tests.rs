@@ -430,3 +430,46 @@ fn summary_text_is_the_whole_document_serialised_with_the_flows_in_their_sorted_
     assert_eq!(out.summary_json(), expected);
     assert!(rest.find("\"events\":").unwrap() < at, "flows sorts after events");
 }
+
+/// One UDP packet every 10 ms on an otherwise idle 10 Mb/s link: each finds the link idle and the
+/// discipline empty.
+fn sparse_udp(tx_ring: u32) -> String {
+    format!(
+        r#"
+[run]
+duration = "1s"
+seed = 1
+
+[topology]
+bottleneck = {{ rate = "10Mbps", delay = "5ms", tx_ring = {tx_ring} }}
+
+[queue]
+kind = "droptail"
+limit = 50
+
+[[flows]]
+kind = "udp-cbr"
+rate = "800kbps"
+packet_size = "1000B"
+"#
+    )
+}
+
+#[test]
+fn an_idle_wire_polls_the_discipline_only_without_a_transmit_ring() {
+    for (tx_ring, polls_per_packet) in [(0, 1), (1, 1)] {
+        let sc = parse_toml(&sparse_udp(tx_ring)).unwrap();
+        let mut world = super::World::new(&sc);
+        world.run(|_| true).unwrap();
+        let link = &world.links[0];
+        let sent = crate::qdisc::Qdisc::stats(&link.qdisc).dequeues;
+        assert!(sent >= 99, "{sent} packets");
+        // Without a ring: the end of each transmission asks for the next packet (ns-2's
+        // `resume`). With one: the ring's freed slot asks once, when the packet goes on the wire
+        // (ns-3's device-queue wake), and the wire going idle asks nothing more.
+        assert!(
+            link.empty_polls.abs_diff(polls_per_packet * sent) <= 1,
+            "tx_ring = {tx_ring}: {} empty polls for {sent} packets", link.empty_polls
+        );
+    }
+}

@@ -78,6 +78,7 @@ impl<'s> World<'s> {
             tx_done_pending: false,
             tx_done_key: u128::MAX,
             idle_reported: true,
+            empty_polls: 0,
             wake_at: Time(u64::MAX),
             ring: VecDeque::new(),
             ring_capacity: sc.bottleneck.tx_ring as usize,
