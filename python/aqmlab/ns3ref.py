@@ -57,7 +57,7 @@ from typing import Any
 
 from .metrics import jain_index
 
-__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "BBR_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "COBALT_SCENARIOS", "FAST_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS",
+__all__ = ["MatchedScenario", "SCENARIOS", "LEDBAT_SCENARIOS", "BBR_SCENARIOS", "ARED_SCENARIOS", "NLRED_SCENARIOS", "RATE_SCENARIOS", "COBALT_SCENARIOS", "FAST_SCENARIOS", "REPORTED_ONLY", "NEWCOMER", "GRID", "GRID_FACTORS", "PROFILE_SCENARIOS", "HELD_OUT_SCENARIOS",
            "build", "run_ns3", "compare", "timeouts_agree", "red_scaled_to", "NS3_DIR"]
 
 NS3_DIR = Path(__file__).resolve().parents[2] / "validation" / "ns3"
@@ -130,6 +130,12 @@ class MatchedScenario:
     # 3.44 lacks; SACK only); empty: all NewReno.
     # ns-3: dumbbell.cc's `--tcpPerFlow`, which sets each sender node's SocketType.
     tcp_per_flow: tuple[str, ...] = ()
+    # With a profile: keys changed from the profile on both sides, each (aqmlab key, value,
+    # ns-3 argument replacing the default one with the same name, or None where ns-3 has no such
+    # argument, e.g. the wire size that follows from its headers).
+    profile_overrides: tuple[tuple[str, Any, str | None], ...] = ()
+    # Explicit TCP start times, s (one per flow), instead of the seeded uniform spread.
+    start_times_s: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         times = [t for t, _ in self.rate_changes]
@@ -157,6 +163,11 @@ class MatchedScenario:
                              f"({self.n_tcp}), without a profile, got {self.tcp_per_flow}")
         if "bbr" in self.tcp_per_flow and not self.sack:
             raise ValueError("tcp_per_flow: \"bbr\" needs sack=True (aqmlab's BBR runs on SACK recovery)")
+        if self.profile_overrides and not self.profile:
+            raise ValueError("profile_overrides: change a profile's keys; needs profile=\"ns3\"")
+        if self.start_times_s and (len(self.start_times_s) != self.n_tcp or self.late_flows):
+            raise ValueError(f"start_times_s: one per TCP flow ({self.n_tcp}), without late_flows, "
+                             f"got {len(self.start_times_s)}")
         if not 0 <= self.late_flows < self.n_tcp:
             raise ValueError(f"late_flows: must be in [0, n_tcp), got {self.late_flows}")
         if len(self.access_delays_ms) not in (1, self.n_tcp):
@@ -167,7 +178,9 @@ class MatchedScenario:
         return self.access_delays_ms[i] if len(self.access_delays_ms) > 1 else self.access_delays_ms[0]
 
     def start_times(self) -> list[float]:
-        """TCP start times, uniform in [0, start_spread), rounded to the microsecond."""
+        """TCP start times, uniform in [0, start_spread), rounded to the microsecond (or as given)."""
+        if self.start_times_s:
+            return list(self.start_times_s)
         rng = random.Random(self.seed)
         early = self.n_tcp - self.late_flows
         return [round((self.late_start_s if i >= early else 0.0) + rng.uniform(0, self.start_spread_s), 6)
@@ -221,6 +234,7 @@ class MatchedScenario:
             tcp = {"kind": "tcp", "profile": self.profile, "header_bytes": f"{DATA_HEADER}B"}
             if self.large_windows:
                 tcp.update({"mss": f"{LARGE_WINDOW_MSS}B", "max_window": f"{LARGE_WINDOW_BUFFER}B"})
+            tcp.update({key: value for key, value, _ in self.profile_overrides})
         else:
             variant = "sack" if self.sack else ("reno" if self.reno else "newreno")
             tcp = {"kind": "tcp", "variant": variant, "mss": f"{self.mss}B", "header_bytes": f"{DATA_HEADER}B",
@@ -284,9 +298,15 @@ class MatchedScenario:
         ]
         if self.profile == "ns3":
             large = {"--mss": LARGE_WINDOW_MSS, "--sndBuf": LARGE_WINDOW_BUFFER, "--rcvBuf": LARGE_WINDOW_BUFFER}
+            changed = dict(a.split("=", 1) for _, _, a in self.profile_overrides if a)
             for arg in NS3_DEFAULT_TCP_ARGS:
                 key = arg.split("=")[0]
-                args.append(f"{key}={large[key]}" if self.large_windows and key in large else arg)
+                if key in changed:
+                    args.append(f"{key}={changed.pop(key)}")
+                else:
+                    args.append(f"{key}={large[key]}" if self.large_windows and key in large else arg)
+            if changed:
+                raise ValueError(f"{self.name}: profile_overrides name ns-3 arguments that are not TCP defaults: {changed}")
         else:
             args += [
                 "--tcp=NewReno", f"--recovery={self.recovery}", f"--mss={self.mss}",
@@ -451,6 +471,43 @@ COBALT_SCENARIOS = {
         MatchedScenario("cobalt_10flows_ns3_profile", "cobalt", queue_limit=1000, profile="ns3"),
         MatchedScenario("fq_cobalt_10flows_ns3_profile", "fq_cobalt", queue_limit=1000, profile="ns3",
                         access_delays_ms=UNEQUAL_RTT),
+    ]
+}
+
+
+# NewReno without SACK at IW 2, every segment ACKed, 1,460-byte segments, no timestamps and 8 MiB
+# buffers: ns-3's profile with the settings of issue #41's held-out cases, stated on both sides.
+NOSACK_IW2_NO_TIMESTAMPS = (
+    ("variant", "newreno", "--sack=false"),
+    ("congestion_control", "reno", "--tcp=NewReno"),
+    ("initial_window", 2, "--initCwnd=2"),
+    ("delayed_ack", {"count": 1, "timeout": "200ms"}, "--delAckCount=1"),
+    ("mss", "1460B", "--mss=1460"),
+    ("timestamps", False, "--timestamps=false"),
+    ("header_bytes", "42B", None),  # IP 20 + TCP 20 + PPP 2: no timestamp option
+    ("max_window", "8388608B", "--sndBuf=8388608"),
+    ("max_window", "8388608B", "--rcvBuf=8388608"),
+)
+
+# Issue #41's held-out dumbbells, at ns-3's own TCP defaults except where stated:
+# * a first flow alone for 250 ms whose slow start overshoots, then four more 50 ms apart and a
+#   6 Mb/s UDP flow, over RED: without timestamps Karn's rule held flow 0's backed-off RTO for
+#   tens of seconds in aqmlab (0.01 Mb/s) where ns-3's `NewAck` drops the backoff (0.7 Mb/s);
+# * 50 flows at 100 Mb/s behind a 200-packet FIFO, 20 s with 5 s of warm-up: goodput must stay
+#   below what the link carries (aqmlab reported 100.08 Mb/s of payload on 97.2 possible);
+# * COBALT with a 25-packet buffer, 16 CUBIC flows at 30 Mb/s: an extra poll of the discipline
+#   each time the link went idle lowered BLUE's drop probability (+5 % goodput against ns-3).
+HELD_OUT_SCENARIOS = {
+    s.name: s
+    for s in [
+        MatchedScenario("red_5tcp_udp_overshoot_nosack_ns3_profile", "red", n_tcp=5, udp_rate_bps=6e6,
+                        profile="ns3", profile_overrides=NOSACK_IW2_NO_TIMESTAMPS,
+                        start_times_s=(0.0, 0.25, 0.30, 0.35, 0.40)),
+        MatchedScenario("fifo200_50flows_100mbps_ns3_profile", "fifo", n_tcp=50, queue_limit=200, rate_bps=100e6,
+                        access_rate_bps=1e9, duration_s=20.0, warmup_s=5.0, profile="ns3",
+                        profile_overrides=NOSACK_IW2_NO_TIMESTAMPS),
+        MatchedScenario("cobalt25_16flows_30mbps_ns3_profile", "cobalt", n_tcp=16, queue_limit=25, rate_bps=30e6,
+                        profile="ns3"),
     ]
 }
 

@@ -31,6 +31,8 @@ pub struct FlowCounters {
     pub drops_whole_run: u64,
     /// Payload delivered in order at the warm-up instant.
     pub delivered_at_warmup: u64,
+    /// Payload held out of order by the receiver at the warm-up instant (received, not delivered).
+    pub held_at_warmup: u64,
     /// TCP sender counters at the warm-up instant.
     pub sender_at_warmup: TcpSenderStats,
     /// The sender's cwnd integral at the warm-up instant, segment·ns.

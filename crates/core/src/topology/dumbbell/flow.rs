@@ -41,6 +41,16 @@ pub(super) enum MediaSource {
     Proshare(ProshareSource),
 }
 
+/// Payload a TCP receiver holds out of order (received, not yet delivered); 0 for other flows,
+/// whose receivers deliver every arrival at once.
+pub(super) fn held(e: &Endpoint, tcp_configs: &[crate::transport::tcp::TcpConfig]) -> u64 {
+    match e {
+        Endpoint::Tcp { cfg, receiver, .. } => receiver.held_bytes(&tcp_configs[*cfg as usize]),
+        Endpoint::Udp { .. } | Endpoint::Media { .. } | Endpoint::Tfrc { .. } => 0,
+    }
+}
+
+/// Payload delivered to the application, in order.
 pub(super) fn delivered(e: &Endpoint) -> u64 {
     match e {
         Endpoint::Tcp { receiver, .. } => receiver.delivered_bytes(),

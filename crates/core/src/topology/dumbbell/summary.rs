@@ -1,7 +1,7 @@
 //! The summary JSON of a finished run (docs/results.md).
 
 use super::counters::FlowCounters;
-use super::flow::{delivered, Endpoint, MediaSource};
+use super::flow::{delivered, held, Endpoint, MediaSource};
 use super::series::TimeSeries;
 use super::World;
 use crate::engine::Time;
@@ -22,11 +22,24 @@ impl<'s> World<'s> {
         let span_s = (end.0 - sc.warmup.0) as f64 * 1e-9;
         let mut flows_json = Vec::with_capacity(self.flows.len());
         let mut goodputs = Vec::with_capacity(self.flows.len());
+        let mut app_goodputs = Vec::with_capacity(self.flows.len());
+        // Payload held out of order at the window's two edges, against all received in it.
+        let (mut held_at_edges, mut received_in_window) = (0u64, 0u64);
         for (i, f) in self.flows.iter().enumerate() {
             let spec = &sc.flows[i];
             let c = &f.counters;
-            let goodput = (delivered(&f.endpoint) - c.delivered_at_warmup) as f64 * 8.0 / span_s;
+            // Goodput: payload bytes received for the first time in the window, in any order, so
+            // it never exceeds what crossed the link then. In-order delivery to the application
+            // (`app_goodput_bps`) can: a segment received before the warm-up and held behind a
+            // hole is delivered inside the window when a late retransmission fills it.
+            let (delivered_now, held_now) = (delivered(&f.endpoint), held(&f.endpoint, &sc.tcp_configs));
+            let received = (delivered_now + held_now) - (c.delivered_at_warmup + c.held_at_warmup);
+            held_at_edges += c.held_at_warmup + held_now;
+            received_in_window += received;
+            let goodput = received as f64 * 8.0 / span_s;
+            let app_goodput = (delivered_now - c.delivered_at_warmup) as f64 * 8.0 / span_s;
             goodputs.push(goodput);
+            app_goodputs.push(app_goodput);
             let (kind, retransmits, timeouts, extra) = match &f.endpoint {
                 Endpoint::Tcp { sender, receiver, .. } => {
                     let (st, before) = (sender.stats(), &c.sender_at_warmup);
@@ -81,6 +94,7 @@ impl<'s> World<'s> {
                 "direction": if spec.direction == Direction::Forward { "forward" } else { "reverse" },
                 "start_s": spec.start.as_secs_f64(),
                 "goodput_bps": goodput,
+                "app_goodput_bps": app_goodput,
                 "throughput_bps": c.throughput_bytes as f64 * 8.0 / span_s,
                 "packets_sent": c.packets_sent,
                 "packets_delivered": c.packets_delivered,
@@ -200,11 +214,16 @@ impl<'s> World<'s> {
             "queues": queues_json,
             "aggregate": {
                 "goodput_bps": goodputs.iter().sum::<f64>(),
+                "app_goodput_bps": app_goodputs.iter().sum::<f64>(),
                 "forward_goodput_bps": forward_goodputs.iter().sum::<f64>(),
                 "jain_index": crate::metrics::jain_index(&goodputs),
                 "flows": goodputs.len(),
             },
         });
+        let mut summary = summary;
+        if let Some(w) = short_window_warning(held_at_edges, received_in_window) {
+            summary["warnings"] = serde_json::json!([w]);
+        }
         if sc.output.per_flow_timeseries {
             let bins = self.series.time_s.len();
             for (i, f) in self.flows.iter().enumerate() {
@@ -218,6 +237,25 @@ impl<'s> World<'s> {
         let pcap = self.pcap.take().map(|w| w.finish());
         (summary, flows_json, self.series, pcap)
     }
+}
+
+/// Share of the window's received payload above which the window is called short.
+const SHORT_WINDOW_SHARE: f64 = 0.01;
+
+/// A warning when more than 1 % of the payload received in the window was held out of order at
+/// its start or end: loss recoveries that long make goodput (first reception) and in-order
+/// delivery disagree, and either depends on where the window falls.
+fn short_window_warning(held_at_edges: u64, received_in_window: u64) -> Option<String> {
+    let share = held_at_edges as f64 / received_in_window.max(1) as f64;
+    (received_in_window > 0 && share > SHORT_WINDOW_SHARE).then(|| {
+        format!(
+            "the measured window is short against the flows' loss recoveries: {:.1} % of the payload received in it \
+             was held out of order at its start or end; goodput_bps counts payload when first received, \
+             app_goodput_bps when delivered in order, and they differ by up to that much (a longer run or warm-up \
+             brings them together)",
+            100.0 * share
+        )
+    })
 }
 
 /// Mean of the samples taken after `warmup` (`None` when there are none).

@@ -6,7 +6,7 @@ use super::access::Access;
 use super::bottleneck::Bottleneck;
 use super::counters::FlowCounters;
 use super::event::{Event, LANES};
-use super::flow::{delivered, Endpoint, Flow, MediaSource};
+use super::flow::{delivered, held, Endpoint, Flow, MediaSource};
 use super::sampling::CwndBin;
 use super::series::TimeSeries;
 use crate::engine::{stream, EventQueue, Rng, StreamId, Time};
@@ -291,6 +291,7 @@ impl<'s> World<'s> {
                 }
                 for f in self.flows.iter_mut() {
                     f.counters.delivered_at_warmup = delivered(&f.endpoint);
+                    f.counters.held_at_warmup = held(&f.endpoint, &self.sc.tcp_configs);
                     if let Endpoint::Tcp { sender, receiver, .. } = &f.endpoint {
                         f.counters.sender_at_warmup = *sender.stats();
                         f.counters.cwnd_integral_at_warmup = sender.cwnd_integral(now);

@@ -118,6 +118,20 @@ impl TcpReceiver {
         }
     }
 
+    /// Payload received but not yet delivered: the out-of-order segments held above `rcv_nxt`.
+    /// Delivered plus held is every payload byte received at least once, which no reordering or
+    /// recovery can make exceed what crossed the link.
+    pub fn held_bytes(&self, cfg: &TcpConfig) -> u64 {
+        let mut held: u64 = match cfg.transfer_bytes {
+            None => self.out_of_order.iter().map(|&(s, e)| u64::from(e - s) * u64::from(cfg.mss)).sum(),
+            Some(_) => self.out_of_order.iter().flat_map(|&(s, e)| s..e).map(|q| u64::from(cfg.payload_of(q))).sum(),
+        };
+        if let Some((seq, payload)) = self.short.filter(|&(seq, _)| self.holds(seq)) {
+            held -= u64::from(cfg.payload_of(seq) - payload);
+        }
+        held
+    }
+
     /// Delivers `rcv_nxt..end` and then whatever buffered ranges become contiguous.
     fn deliver_through(&mut self, cfg: &TcpConfig, end: u32) {
         let mut end = end;
