@@ -301,3 +301,42 @@ def test_retries_rerun_a_failed_run_and_runs_failing_for_good_are_reported(swept
     table = pd.read_parquet(tmp_path / "b" / "sweep.parquet")
     assert list(table["queue.max_p"]) == [0.05, 0.05]
     assert len(list((tmp_path / "b" / "runs").iterdir())) == 2
+
+
+def _seed_table(goodputs: dict[tuple[int, int], float]) -> pd.DataFrame:
+    """A sweep table over ``flows[0].count`` × ``run.seed`` with the given goodput per (count, seed)."""
+    return pd.DataFrame([{"run_id": f"r{c}{s}", "flows[0].count": c, "run.seed": s, "goodput_bps": g, "events": 100,
+                          "seed": s, "wall_seconds": 0.1 * s} for (c, s), g in goodputs.items()])
+
+
+def test_seeds_that_change_nothing_are_named_and_seeds_that_do_are_not() -> None:
+    from aqmlab.sweep import seeds_that_changed_nothing
+
+    keys = ["flows[0].count", "run.seed"]
+    same = _seed_table({(1, 1): 9e6, (1, 2): 9e6, (2, 1): 9.5e6, (2, 2): 9.5e6})
+    warning = seeds_that_changed_nothing(same, keys)
+    assert warning is not None and "every configuration" in warning and "start_jitter" in warning
+    partly = _seed_table({(1, 1): 9e6, (1, 2): 9e6, (2, 1): 9.5e6, (2, 2): 9.4e6})
+    assert "1 of 2 configurations" in seeds_that_changed_nothing(partly, keys)
+    varied = _seed_table({(1, 1): 9e6, (1, 2): 9.1e6, (2, 1): 9.5e6, (2, 2): 9.4e6})
+    assert seeds_that_changed_nothing(varied, keys) is None
+    assert seeds_that_changed_nothing(same, ["flows[0].count"]) is None, "no seed swept, nothing to say"
+
+
+def test_identical_seeds_of_a_real_deterministic_scenario_are_caught() -> None:
+    """Drop-tail, flows starting together: every seed gives the same run (the issue's report), which
+    the check sees in the rows the sweep stores; with start jitter the seeds differ."""
+    from aqmlab.sweep import _row, seeds_that_changed_nothing, SweepRun
+
+    def table(jitter: str) -> pd.DataFrame:
+        rows = []
+        for seed in (1, 2, 3):
+            sc = {"run": {"duration": "2s", "seed": seed}, "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+                  "queue": {"kind": "droptail", "limit": 30},
+                  "flows": [{"kind": "tcp", "count": 4, "start_jitter": jitter}]}
+            summary = aqmlab.run(sc).summary
+            rows.append(_row(SweepRun(seed, {"run.seed": seed}, sc, f"s{seed}"), {**summary, "wall_seconds": 0.0}))
+        return pd.DataFrame(rows)
+
+    assert seeds_that_changed_nothing(table("0s"), ["run.seed"]) is not None
+    assert seeds_that_changed_nothing(table("100ms"), ["run.seed"]) is None

@@ -314,6 +314,8 @@ def sweep(sweep_file: Path, out: str | None, scheduler: str | None, workers: int
         run, why = outcome.failed[0]
         _fail(f"{len(outcome.failed)} of {len(loaded.runs)} runs failed (the others are kept and in "
               f"{out_dir / 'sweep.parquet'}); first: run {run.run_id} ({params_text(run)}): {why}")
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if not quiet:
         click.echo(f"computed {outcome.computed}, reused {outcome.reused}; "
                    f"table: {out_dir / 'sweep.parquet'}, {out_dir / 'sweep.csv'}; runs: {out_dir / 'runs'}/<id>/"

@@ -92,6 +92,8 @@ class SweepOutcome:
     failed: list[tuple[SweepRun, str]] = field(default_factory=list)
     #: Of the computed runs, how many the store held from another aqmlab build (recomputed).
     stale: int = 0
+    #: Things the table shows that the user should know (seeds that changed nothing).
+    warnings: list[str] = field(default_factory=list)
 
 
 def run_id(scenario: Mapping[str, Any]) -> str:
@@ -425,7 +427,33 @@ def run_sweep(
     table, flows = _tables(loaded, runs_dir)
     _write_tables(table, flows, out)
     _write_plots(table, flows, loaded.keys, out, plot)
-    return SweepOutcome(table, reused, len(todo) - len(failed), failed, stale)
+    warnings = [w for w in [seeds_that_changed_nothing(table, loaded.keys)] if w]
+    return SweepOutcome(table, reused, len(todo) - len(failed), failed, stale, warnings)
+
+
+# What a run produced, as compared across seeds (everything but its identity and timing).
+_RESULT_COLUMNS = ("events", *_AGGREGATE_KEYS, *(f"queue_{k}" for k in _QUEUE_KEYS), *_FLOW_SUMS)
+
+
+def seeds_that_changed_nothing(table: pd.DataFrame, keys: list[str]) -> str | None:
+    """A warning when sweeping ``run.seed`` gave identical results for a configuration: nothing random
+    acted in those runs (flows starting together, a discipline that draws no random numbers), so the
+    seeds are one sample, not n. ``None`` when every configuration's seeds differ somewhere."""
+    if "run.seed" not in keys or table.empty:
+        return None
+    others = [k for k in keys if k != "run.seed"]
+    results = [c for c in _RESULT_COLUMNS if c in table]
+    groups = table.groupby(others, dropna=False, sort=False) if others else [((), table)]
+    sizes = [(len(g), len(g[results].astype(str).drop_duplicates())) for _, g in groups]
+    several = [(n, distinct) for n, distinct in sizes if n > 1]
+    identical = sum(distinct == 1 for _, distinct in several)
+    if not identical:
+        return None
+    where = "every configuration" if identical == len(several) else f"{identical} of {len(several)} configurations"
+    return (f"run.seed: the seeds gave identical results in {where}: nothing random acts in those runs "
+            f"(flows that start together under a discipline that draws no random numbers), so they are one "
+            f"sample, not {max(n for n, _ in several)}; give the flows a start_jitter (docs/scenarios.md) to "
+            f"sample different starts")
 
 
 def sweep(
