@@ -23,7 +23,7 @@
 //!   restarted only by the first partial ACK (RFC 6582 §3.2 step 4 and §4, "Impatient"), and not
 //!   on entering recovery (RFC 6298 (5.1): a retransmission starts the timer only if stopped).
 //! * SACK implements RFC 6675's IsLost, SetPipe and NextSeg rules 1–3 (not the rescue
-//!   retransmission of rule 4), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
+//!   retransmission of rule 4; rule 3 only below the highest SACKed segment, its condition (1.b)), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
 //!   and sets cwnd = ssthresh. Before recovery, duplicate ACKs carrying SACK blocks already send
 //!   new data while cwnd − pipe ≥ 1 (what ns-3 does; RFC 6675 §5 points to limited transmit).
 //!   An ACK that SACKs new data is a duplicate ACK even when it also advances `snd_una`
@@ -808,8 +808,10 @@ impl TcpSender {
                 let seq = self.snd_max; // rule 2: new data
                 self.transmit(cfg, now, seq, out);
                 self.snd_nxt = seq + 1;
-            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, false, lost_below) {
-                self.high_rxt = seq + 1; // rule 3: an unSACKed segment not yet deemed lost
+            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max.min(sb.below_highest_sacked()), thresh, false, lost_below) {
+                // Rule 3: an unSACKed segment not yet deemed lost, above HighRxt (1.a) and below
+                // the highest SACKed segment (1.b): never one the receiver may simply not have yet.
+                self.high_rxt = seq + 1;
                 self.retransmit(cfg, now, seq, out);
             } else {
                 break;

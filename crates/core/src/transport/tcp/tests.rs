@@ -1334,3 +1334,21 @@ proptest! {
         prop_assert!(s.is_complete());
     }
 }
+
+#[test]
+fn sack_rule_3_resends_nothing_above_the_highest_sacked_segment() {
+    // Receiver window 10, all of it outstanding (0..10), 0 lost. SACKs for 1..7 arrive while 7..10
+    // are still on their way; the window blocks new data (rule 2), and rule 3 may take only an
+    // unSACKed segment below the highest SACKed one (RFC 6675 NextSeg (1.b)): none here.
+    let c = TcpConfig { initial_window: 10, max_window: 10, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    for end in 2..=7 {
+        s.on_ack(&c, ms(100), &sack_ack(0, &[(1, end)]), &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!((s.cwnd(), s.snd_una()), (5.0, 0));
+    let retx: Vec<u32> = out.iter().filter(|p| p.has(FLAG_RETRANSMIT)).map(|p| p.seq).collect();
+    assert_eq!(retx, [0], "7, 8 and 9 lie above every SACKed segment: not resent");
+    assert_eq!(out.len(), 1, "no new data either: the receiver window is full");
+}
