@@ -96,7 +96,7 @@ pub fn catalog() -> Value {
         described::<DropFrontParams>(std::convert::identity),
         described::<EarlyRandomDropParams>(std::convert::identity),
         described::<RandomDropParams>(std::convert::identity),
-        described::<RedParams>(RedParams::filled),
+        described::<RedParams>(red_listed),
         described::<RioParams>(RioParams::filled),
         described::<FpqParams>(std::convert::identity),
         described::<FredParams>(FredParams::filled),
@@ -183,7 +183,7 @@ fn thesis_entries() -> Value {
             "aliases": [],
             "summary": "Random Early Detection with count-spaced early drops and idle-time decay; adaptive = true is Adaptive RED (max_p steered towards a target band)",
             "source": "Floyd & Jacobson 1993; Parris 2001 Figs. 3.6-3.10; ALTQ altq_red.c; ns-2 red.cc; specs/seed000-cbt-algorithms.md §2.2; Adaptive RED: Floyd, Gummadi & Shenker 2001, ns-3 red-queue-disc.cc, Linux red.h; Nonlinear RED: Zhou, Ye & Wu 2006 Sec. 3.1, ns-3 NLRED",
-            "params": defaults::<RedParams>(RedParams::filled),
+            "params": defaults::<RedParams>(red_listed),
             "docs": red_docs(),
         },
         {
@@ -710,6 +710,13 @@ fn fq_codel_docs() -> Value {
     d
 }
 
+/// RED's defaults as listed: `filled`, plus the ns2 variant's `mark_p` (the default variant has none).
+fn red_listed(p: RedParams) -> RedParams {
+    let mut p = p.filled();
+    p.mark_p.get_or_insert(super::red::NS2_MARK_P);
+    p
+}
+
 /// The keys of `red` (Adaptive RED's included).
 fn red_docs() -> Value {
     json!({
@@ -721,7 +728,8 @@ fn red_docs() -> Value {
         "variant": "documented (Parris Figs. 3.7-3.10) | altq (ALTQ altq_red.c) | ns2 (ns-2 red.cc / ns-3 RedQueueDisc); see docs/red.md",
         "wait": "ns-2 wait_: no early drop until count*pb >= 1 (default: true for ns2, else false; not for altq)",
         "ecn_forced_mark": "with ecn, also mark instead of drop in the forced region",
-        "ecn_gentle_mark": "with ecn and gentle, mark instead of drop in the gentle region (default: false for ns2, as red.cc; else true)",
+        "ecn_gentle_mark": "with ecn and gentle, mark instead of drop in the gentle region (default: true; under ns2, mark_p decides)",
+        "mark_p": "ns2 only (ns-2 mark_p_, use_mark_p_ true): with ecn, an early decision marks an ECN-capable packet only while the base probability pb is below it, else drops it (0.1, ns-default.tcl; red.cc drop_early); not a key of the other variants",
         "protected_pkts": "no drop on the average while at most this many packets are queued (Fig. 3.8: q_len > 1)",
         "gentle": "ramp the probability from max_p to 1 between max_th and 2*max_th (default: false; true with adaptive)",
         "byte_mode": "queue in bytes / mean_packet_size; probability scaled by packet size",

@@ -6,10 +6,19 @@
 //! average (Fig. 3.8); ALTQ and ns-2 run the RED test first and apply the limit to what RED let
 //! through (spec note 4). Both reset `count` on every drop. With `ecn`, an ECN-capable packet
 //! that RED would early-drop is marked CE and queued instead (RFC 3168 §7); forced drops stay
-//! drops unless `ecn_forced_mark` is set (ns-2's `mark_p_` style marking up to the hard limit).
+//! drops unless `ecn_forced_mark` is set (marking up to the hard limit).
 //! Early decisions in the gentle region (`max_th ≤ avg < 2·max_th`) mark only with
-//! `ecn_gentle_mark`: ns-2's red.cc marks only while `avg < th_max` and drops ECN-capable
-//! packets above it (spec `seed001-white.md` §2.0 item 5), so the default is off for `ns2`.
+//! `ecn_gentle_mark` (default on).
+//!
+//! `variant = "ns2"` adds ns-2's own bound, `mark_p` (ns-2.35 red.cc `REDQueue::drop_early`: an
+//! ECN-capable packet is marked only `if (!use_mark_p_ || v_prob1 < mark_p_)`, and dropped
+//! otherwise; ns-default.tcl sets `mark_p_ 0.1`, `use_mark_p_ true`). `v_prob1` is the base
+//! probability pb before count spacing, so the switch from marking to dropping sits where pb
+//! reaches `mark_p`, in either region: at `max_th` only when `max_p = mark_p` (the defaults), at
+//! `min_th + (max_th − min_th)/2` with `max_p = 0.2`, inside the gentle ramp with `max_p < 0.1`.
+//! Before `mark_p` existed aqmlab's ns2 variant switched at `max_th` whatever `max_p` (spec
+//! `seed001-white.md` §2.0 item 5 read red.cc with the defaults) and did not mark in the gentle
+//! region; now `ecn_gentle_mark` defaults to on for ns2 too and `mark_p` decides there.
 //!
 //! `adaptive = true` is Adaptive RED (Floyd, Gummadi & Shenker 2001): [`super::ared`] steers
 //! `max_p` and supplies automatic `min_th`, `max_th`, `weight` and `gentle` for whichever of them
@@ -70,9 +79,15 @@ pub struct RedParams {
     #[serde(default)]
     pub ecn_forced_mark: bool,
     /// With `ecn` and `gentle`, mark (not drop) ECN-capable packets RED picks in the gentle
-    /// region. Default: false for `ns2` (red.cc drops them), true otherwise.
+    /// region (default true; under `ns2`, `mark_p` still decides).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_gentle_mark: Option<bool>,
+    /// `variant = "ns2"` only: ns-2's `mark_p_` (with its `use_mark_p_ true`). With `ecn`, an early
+    /// decision marks an ECN-capable packet only while the base probability pb (before count
+    /// spacing) is below it, and drops it otherwise (red.cc `drop_early`). Default 0.1
+    /// (ns-default.tcl); a value above 1 marks every early decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
     /// Mean packet size for idle-time decay and byte mode.
     #[serde(default = "default_mean_packet_size", alias = "avpkt")]
     pub mean_packet_size: Bytes,
@@ -133,6 +148,7 @@ impl Default for RedParams {
             ecn: false,
             ecn_forced_mark: false,
             ecn_gentle_mark: None,
+            mark_p: None,
             mean_packet_size: default_mean_packet_size(),
             protected_pkts: default_protected_pkts(),
             adaptive: None,
@@ -162,6 +178,8 @@ pub(super) fn default_max_th() -> f64 {
 pub(super) fn default_max_p() -> f64 {
     0.1
 }
+/// ns-2's `mark_p_` (ns-default.tcl), the ns2 variant's default `mark_p`.
+pub(super) const NS2_MARK_P: f64 = 0.1;
 pub(super) fn default_weight() -> f64 {
     0.002
 }
@@ -210,8 +228,8 @@ impl RedParams {
     }
 
     /// The parameters with every default written out as it applies, for the scenario echo
-    /// (`validate --show`, `summary.json`) and `aqmlab qdiscs`: `wait` and `ecn_gentle_mark` by
-    /// variant; without `adaptive`, RED's thresholds and weight and the adaptive keys at their
+    /// (`validate --show`, `summary.json`) and `aqmlab qdiscs`: `wait` and `mark_p` by variant,
+    /// `ecn_gentle_mark` by `ecn` and `gentle`; without `adaptive`, RED's thresholds and weight and the adaptive keys at their
     /// ns3 defaults (they have no effect); with it, the keys of its `adaptive_variant`, while
     /// thresholds and weight left unset stay unset: they are computed from the link rate when the
     /// queue is built (and reported in `summary.json`).
@@ -240,7 +258,10 @@ impl RedParams {
         }
         self.wait.get_or_insert(self.variant == RedVariant::Ns2);
         let gentle = self.gentle == Some(true);
-        self.ecn_gentle_mark.get_or_insert(self.ecn && gentle && self.variant != RedVariant::Ns2);
+        self.ecn_gentle_mark.get_or_insert(self.ecn && gentle);
+        if self.variant == RedVariant::Ns2 {
+            self.mark_p.get_or_insert(NS2_MARK_P);
+        }
         self
     }
 
@@ -278,6 +299,14 @@ impl RedParams {
         if self.ecn_gentle_mark == Some(true) && !(self.ecn && gentle) {
             return Err(ConfigError::new(key("ecn_gentle_mark"), "needs ecn = true and gentle = true"));
         }
+        if let Some(mark_p) = self.mark_p {
+            if self.variant != RedVariant::Ns2 {
+                return Err(ConfigError::new(key("mark_p"), "applies to variant = \"ns2\" only (ns-2's mark_p_); allowed with ns2"));
+            }
+            if !(mark_p > 0.0 && mark_p.is_finite()) {
+                return Err(ConfigError::new(key("mark_p"), format!("must be a positive number, got {mark_p}")));
+            }
+        }
         let adaptive_cfg = self.adaptive_config(path, min_th, max_th, link_rate_bps)?;
         let cfg = RedConfig {
             variant: self.variant,
@@ -295,8 +324,9 @@ impl RedParams {
         };
         let ecn = EcnMarking {
             early: self.ecn,
-            gentle: self.ecn && self.ecn_gentle_mark.unwrap_or(self.variant != RedVariant::Ns2),
+            gentle: self.ecn && self.ecn_gentle_mark.unwrap_or(true),
             forced: self.ecn_forced_mark,
+            mark_p: if self.variant == RedVariant::Ns2 { Some(self.mark_p.unwrap_or(NS2_MARK_P)) } else { None },
         };
         let mut red = Red::new(cfg, self.limit, ecn);
         if let Some(a) = adaptive_cfg {
@@ -424,7 +454,7 @@ impl RedParams {
 }
 
 /// Which of RED's decisions on an ECN-capable packet become CE marks instead of drops.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EcnMarking {
     /// Early decisions below `max_th` (RFC 3168 §7).
     pub early: bool,
@@ -432,11 +462,13 @@ pub struct EcnMarking {
     pub gentle: bool,
     /// Forced decisions (`avg` past the forced threshold).
     pub forced: bool,
+    /// ns-2's `mark_p_`: an early decision marks only while the base probability is below it.
+    pub mark_p: Option<f64>,
 }
 
 impl EcnMarking {
     /// No ECN: every decision is a drop.
-    pub const OFF: EcnMarking = EcnMarking { early: false, gentle: false, forced: false };
+    pub const OFF: EcnMarking = EcnMarking { early: false, gentle: false, forced: false, mark_p: None };
 }
 
 /// RED over a drop-tail buffer.
@@ -455,6 +487,13 @@ impl Red {
     /// An empty RED queue.
     pub fn new(cfg: RedConfig, limit: Limit, ecn: EcnMarking) -> Red {
         Red { cfg, state: RedState::default(), limit, ecn, fifo: Fifo::new(limit), stats: QdiscStats::default(), adaptive: None }
+    }
+
+    /// The same queue without ns-2's `mark_p` bound (WHITE, whose RED marks every early decision
+    /// below `max_th` whatever the per-packet probability).
+    pub(super) fn without_mark_p(mut self) -> Red {
+        self.ecn.mark_p = None;
+        self
     }
 
     /// The validated settings.
@@ -483,9 +522,12 @@ impl Red {
 
     /// Whether an early decision on an ECN-capable packet marks, at the current average: the
     /// gentle ramp has its own switch; without `gentle`, an early decision at avg = max_th (the
-    /// documented variant's closed upper end) is the linear region's.
-    fn marks_early(&self) -> bool {
-        if self.cfg.gentle && self.state.average() >= self.cfg.max_th { self.ecn.gentle } else { self.ecn.early }
+    /// documented variant's closed upper end) is the linear region's. With `mark_p` (ns2) only
+    /// while pb, red.cc's `v_prob1` under the `cfg` the decision used, is below it.
+    fn marks_early(&self, cfg: &RedConfig) -> bool {
+        let avg = self.state.average();
+        let region = if self.cfg.gentle && avg >= self.cfg.max_th { self.ecn.gentle } else { self.ecn.early };
+        region && self.ecn.mark_p.is_none_or(|mark_p| cfg.base_probability(avg) < mark_p)
     }
 
     fn drop(&mut self, kind: DropKind) -> Verdict {
@@ -529,7 +571,7 @@ impl Red {
         let ect = pkt.ecn != Ecn::NotEct;
         let mark = match decision {
             RedDecision::Pass => false,
-            RedDecision::Early if ect && self.marks_early() => true,
+            RedDecision::Early if ect && self.marks_early(&cfg) => true,
             RedDecision::Forced if ect && self.ecn.forced => true,
             RedDecision::Early => return self.drop(DropKind::Early),
             RedDecision::Forced => return self.drop(DropKind::Forced),
@@ -726,9 +768,10 @@ mod tests {
     fn ns2_drops_ecn_capable_packets_in_the_gentle_region_others_mark() {
         let base = "limit = 100\nmin_th = 2\nmax_th = 5\nweight = 1.0\ngentle = true\necn = true\nprotected_pkts = 0";
         let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"ns2\""));
-        assert_eq!(marks, 0, "ns-2 red.cc marks only below th_max");
+        assert_eq!(marks, 0, "ns-2 red.cc marks only while pb < mark_p_ (0.1 = max_p: below th_max)");
         assert!(early > 20, "{early}");
-        let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"ns2\"\necn_gentle_mark = true"));
+        // The ramp's pb is at least max_p = mark_p = 0.1 there; a mark_p above 1 marks it.
+        let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"ns2\"\nmark_p = 2.0"));
         assert_eq!(early, 0);
         assert!(marks > 20, "{marks}");
         let (marks, early) = gentle_region_outcomes(&format!("{base}\nvariant = \"documented\""));
@@ -736,8 +779,49 @@ mod tests {
         assert!(marks > 20, "{marks}");
         assert!(error("ecn_gentle_mark = true\necn = true").contains("queue.ecn_gentle_mark"));
         let echo = |text: &str| params(&format!("ecn = true\ngentle = true\n{text}")).filled().ecn_gentle_mark;
-        assert_eq!((echo("variant = \"ns2\""), echo("")), (Some(false), Some(true)));
+        assert_eq!((echo("variant = \"ns2\""), echo("")), (Some(true), Some(true)), "under ns2 mark_p decides");
         assert_eq!(params("").filled().ecn_gentle_mark, Some(false), "echoed as it applies: no ECN, no marks");
+    }
+
+    /// Early decisions on ECN-capable arrivals with the average held at `avg` (weight 1): (marks, early drops).
+    fn outcomes_at(toml_text: &str, avg: usize) -> (u64, u64) {
+        let mut q = red(toml_text);
+        let (mut rng, mut drops) = (stream(1, StreamId::Queue(0)), DropBuf::new());
+        for _ in 0..avg {
+            q.fifo.push(pkt(1000, Ecn::Ect), Time(0));
+        }
+        for _ in 0..400 {
+            if !matches!(q.enqueue(pkt(1000, Ecn::Ect), Time(0), &mut rng, &mut drops), Verdict::Dropped(_)) {
+                q.fifo.pop();
+            }
+        }
+        (q.stats().marks, q.stats().drops_early)
+    }
+
+    #[test]
+    fn ns2_marks_only_while_the_base_probability_is_below_mark_p() {
+        // min_th 2, max_th 12, max_p 0.2, not gentle: pb = 0.02·(avg − 2). red.cc drop_early marks
+        // while pb < mark_p_ (0.1): at avg 6 (pb 0.08) it marks, at avg 8 (pb 0.12) it drops, both
+        // below max_th, where aqmlab used to switch.
+        let base = "limit = 100\nmin_th = 2\nmax_th = 12\nmax_p = 0.2\nweight = 1.0\necn = true\nprotected_pkts = 0\nvariant = \"ns2\"";
+        let (marks, early) = outcomes_at(base, 6);
+        assert_eq!(early, 0);
+        assert!(marks > 20, "{marks}");
+        let (marks, early) = outcomes_at(base, 8);
+        assert_eq!(marks, 0, "pb 0.12 ≥ mark_p 0.1: ns-2 drops the ECN-capable packet");
+        assert!(early > 20, "{early}");
+        let (marks, early) = outcomes_at(&format!("{base}\nmark_p = 0.15"), 8);
+        assert_eq!(early, 0);
+        assert!(marks > 20, "{marks}");
+        // Gentle with max_p 0.05: the ramp starts below mark_p, so ns-2 marks there too.
+        let gentle = "limit = 100\nmin_th = 2\nmax_th = 5\nmax_p = 0.05\nweight = 1.0\ngentle = true\necn = true\nprotected_pkts = 0\nvariant = \"ns2\"";
+        let (marks, early) = outcomes_at(gentle, 5);
+        assert_eq!(early, 0, "pb 0.05 at max_th is below mark_p");
+        assert!(marks > 5, "{marks}");
+        assert_eq!(params("variant = \"ns2\"").filled().mark_p, Some(0.1), "ns-default.tcl mark_p_");
+        assert_eq!(params("").filled().mark_p, None, "not a key of the other variants");
+        assert!(error("mark_p = 0.2\necn = true").contains("queue.mark_p"));
+        assert!(error("mark_p = 0\nvariant = \"ns2\"").contains("queue.mark_p"));
     }
 
     #[test]

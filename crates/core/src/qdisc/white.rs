@@ -181,12 +181,15 @@ impl WhiteParams {
             byte_mode: false,
             ecn: self.ecn.unwrap_or(ecn0),
             ecn_forced_mark: false,
-            ecn_gentle_mark: self.ecn_gentle_mark,
+            // WHITE keeps its own gentle default (false under ns2) and no `mark_p` bound: the
+            // early decisions of its linear region mark, those of the gentle ramp drop.
+            ecn_gentle_mark: self.ecn_gentle_mark.or((self.variant == RedVariant::Ns2).then_some(false)),
             mean_packet_size: self.mean_packet_size,
             protected_pkts: 1,
             ..RedParams::default()
         }
-        .validate(path, link_rate_bps)?;
+        .validate(path, link_rate_bps)?
+        .without_mark_p();
         let tracker = RttTracker::new(self.rtt_weight, self.band.0, self.hold.0);
         let max_factor = self.max_factor.unwrap_or(f64::INFINITY);
         Ok(White { red, tracker, alpha, beta, max_factor, combine: self.combine, scale_in_gentle: self.scale_in_gentle })

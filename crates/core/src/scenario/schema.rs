@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::units::{Bytes, Duration, Rate, ScheduledRate, WindowCap};
-use crate::transport::tcp::{CongestionControl, FastRetransmitGuard, LedbatVariant, Recovery, RtoFormula, RttHintSource, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, EcnStyle, FastRetransmitGuard, LedbatVariant, Recovery, RtoFormula, RttHintSource, TcpProfile, TcpVariant};
 
 /// A whole scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -404,6 +404,12 @@ pub struct FlowParams {
     /// With `ecn`: retransmissions are ECT too (ns-2's `TcpAgent::output`), not Not-ECT (RFC 3168 §6.1.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_retransmit_ect: Option<bool>,
+    /// With `ecn`: `"rfc3168"` (default) or `"ns2"`, ns-2.35's reaction to echoes (`EcnStyle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_style: Option<EcnStyle>,
+    /// ssthresh a whole number of segments, as ns-2 stores it (default false; true in the ns2 profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integer_ssthresh: Option<bool>,
     /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,

@@ -27,7 +27,7 @@ use crate::qdisc::{CobaltQdiscParams, FqCobaltParams};
 use crate::qdisc::DualPi2Params;
 use crate::qdisc::CakeParams;
 use crate::scenario::units::Limit;
-use crate::transport::tcp::{CongestionControl, DelayedAck, FastRetransmitGuard, LedbatConfig, LedbatVariant, Recovery, TcpConfig, TcpProfile, TcpVariant};
+use crate::transport::tcp::{CongestionControl, DelayedAck, EcnStyle, FastRetransmitGuard, LedbatConfig, LedbatVariant, Recovery, TcpConfig, TcpProfile, TcpVariant};
 use crate::traffic::mpeg::MpegParams;
 use crate::traffic::proshare::ProshareParams;
 use super::media::{mpeg_params, proshare_params, MPEG_KEYS, PROSHARE_KEYS};
@@ -503,7 +503,7 @@ const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "rto_formula", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -512,7 +512,7 @@ const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "rto_formula", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -678,6 +678,19 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         return err(join(path, "ecn_retransmit_ect"), "needs ecn = true or \"l4s\" (only an ECN-capable sender sends ECT)");
     }
     let ecn_retransmit_ect = *f.ecn_retransmit_ect.get_or_insert(d.ecn_retransmit_ect && ecn);
+    if f.ecn_style == Some(EcnStyle::Ns2) && !(ecn && congestion_control == CongestionControl::Reno && !ecn_setting_is_l4s(ecn_setting)) {
+        return err(join(path, "ecn_style"), "\"ns2\" needs ecn = true and congestion_control = \"reno\" (ns-2's TcpAgent halves the window)");
+    }
+    // Echoed only where they are on (a profile's or the scenario's), so that scenarios without
+    // them keep their echo as it was.
+    let ecn_style = f.ecn_style.unwrap_or(if ecn && congestion_control == CongestionControl::Reno && !ecn_setting_is_l4s(ecn_setting) { d.ecn_style } else { EcnStyle::Rfc3168 });
+    if ecn_style != EcnStyle::Rfc3168 {
+        f.ecn_style = Some(ecn_style);
+    }
+    let integer_ssthresh = f.integer_ssthresh.unwrap_or(d.integer_ssthresh);
+    if integer_ssthresh {
+        f.integer_ssthresh = Some(true);
+    }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(d.restart_after_idle);
     let restart_timer_on_fast_retransmit = *f.restart_timer_on_fast_retransmit.get_or_insert(d.restart_timer_on_fast_retransmit);
     if f.keep_sack_after_timeout == Some(true) && variant != TcpVariant::Sack {
@@ -755,8 +768,14 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         ssthresh_from_pipe,
         pacing,
         rack_tlp,
+        ecn_style,
+        integer_ssthresh,
         transfer_bytes,
     })
+}
+
+fn ecn_setting_is_l4s(e: EcnSetting) -> bool {
+    e == EcnSetting::L4s
 }
 
 /// The `ledbat_*` keys: allowed only with `congestion_control = "ledbat"`, whose defaults (ns-3

@@ -69,6 +69,28 @@ impl FastRetransmitGuard {
     }
 }
 
+/// How a sender with `ecn` reacts to ECN echoes (docs/tcp-profiles.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnStyle {
+    /// RFC 3168 §6.1.2: an echo on an ACK of new data halves FlightSize (at least 2 segments) at
+    /// most once per window, a loss or timeout counting as that window's reduction; CWR on the
+    /// next new segment.
+    #[default]
+    Rfc3168,
+    /// ns-2.35's `TcpAgent` (tcp/tcp.cc `ecn`, `slowdown`, `dupack_action`, `timeout`, `output`;
+    /// tcp-reno.cc `dupack_action`), with `precisionReduce_` and `SetCWRonRetransmit_` at their
+    /// ns-default.tcl values (true): an echo on any ACK, duplicate or not, halves the window
+    /// (cwnd, not FlightSize: cwnd = window/2, which may fall below 1 and then sends nothing until
+    /// the retransmission timer fires; ssthresh at least 2) when the ACK passes `recover`, the
+    /// highest segment sent at the last reduction of any kind, or when the last reduction was a
+    /// timeout; an echo sets `recover` too. A fast retransmit or a timeout within an ECN-reduced
+    /// window does not reduce again: the fast retransmit resends and inflates from the window as
+    /// it is (Tahoe: cwnd = 1, ssthresh kept), the timeout sets cwnd = 1 and keeps ssthresh. CWR
+    /// goes on the next segment sent, retransmissions included.
+    Ns2,
+}
+
 /// Who writes Lee 2002's RTT hint into the data packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -157,8 +179,9 @@ pub struct TcpConfig {
     pub ecn_l4s: bool,
     /// With `ecn`: retransmissions carry the same ECT codepoint as new data, as ns-2's
     /// `TcpAgent::output` (tcp/tcp.cc, ns-2.35) sets `ect` on every data packet whenever `ecn_`
-    /// is on. Off (the default): retransmissions are Not-ECT, RFC 3168 §6.1.5. CWR still goes
-    /// only on new data (ns-2's `SetCWRonRetransmit_` false).
+    /// is on. Off (the default): retransmissions are Not-ECT, RFC 3168 §6.1.5. CWR goes on
+    /// retransmissions only with `ecn_style = "ns2"` (ns-2's `SetCWRonRetransmit_ true`). On in
+    /// the `ns2` profile.
     pub ecn_retransmit_ect: bool,
     /// RFC 5681 §4.1 restart window: after an idle period longer than the RTO, resume from
     /// min(IW, cwnd) (ns-2's `slow_start_restart_`, Linux's `tcp_slow_start_after_idle`).
@@ -211,6 +234,14 @@ pub struct TcpConfig {
     /// (RACK, which also finds lost retransmissions) instead of RFC 6675's DupThresh, and a tail
     /// loss probe (TLP) is sent when the ACKs stop outside recovery. Linux's default.
     pub rack_tlp: bool,
+    /// With `ecn`: RFC 3168's reaction to echoes or ns-2's (`EcnStyle`).
+    pub ecn_style: EcnStyle,
+    /// ssthresh is a whole number of segments, rounded down at every reduction (at least 2), as
+    /// ns-2 stores it (`int ssthresh_`, tcp.h; `slowdown()` truncates `ssthresh_ = (int) halfwin`,
+    /// tcp.cc); the window keeps its fraction: after Reno's or NewReno's fast recovery cwnd is the
+    /// unrounded half (ns-2's `cwnd_ = halfwin`, which `dupwnd_ = 0` leaves in place). Off:
+    /// ssthresh is the real-valued half (RFC 5681 (4)). On in the `ns2` profile.
+    pub integer_ssthresh: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -261,6 +292,8 @@ impl Default for TcpConfig {
             ssthresh_from_pipe: false,
             pacing: false,
             rack_tlp: false,
+            ecn_style: EcnStyle::Rfc3168,
+            integer_ssthresh: false,
             transfer_bytes: None,
         }
     }

@@ -30,7 +30,7 @@ mod bbr_tests;
 mod tests;
 
 pub use ledbat::{LedbatConfig, LedbatVariant};
-pub use config::{CongestionControl, DelayedAck, FastRetransmitGuard, Recovery, RtoFormula, RttHintSource, TcpConfig, TcpVariant};
+pub use config::{CongestionControl, DelayedAck, EcnStyle, FastRetransmitGuard, Recovery, RtoFormula, RttHintSource, TcpConfig, TcpVariant};
 pub use profile::TcpProfile;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;

@@ -3,7 +3,7 @@
 //! defaults) or `"ns2"` (ns-2.35's `ns-default.tcl`). A profile only changes defaults: every key a
 //! scenario sets explicitly wins. Sources for each value are in docs/tcp-profiles.md.
 
-use super::config::{DelayedAck, FastRetransmitGuard, Recovery, RtoFormula, TcpConfig, TcpVariant};
+use super::config::{DelayedAck, EcnStyle, FastRetransmitGuard, Recovery, RtoFormula, TcpConfig, TcpVariant};
 use super::CongestionControl;
 use crate::engine::Dur;
 
@@ -99,6 +99,9 @@ impl TcpProfile {
                 max_rto: Dur::from_millis(60_000), // maxrto_ 60
                 timer_granularity: Dur::from_millis(10), // tcpTick_ 0.01
                 dupack_threshold: 3,              // numdupacks_ 3
+                integer_ssthresh: true,           // int ssthresh_ (tcp.h); slowdown() truncates
+                ecn_style: EcnStyle::Ns2,         // with ecn_ 1: TcpAgent::ecn, slowdown, dupack_action, timeout
+                ecn_retransmit_ect: true,         // with ecn_ 1: TcpAgent::output sets ect on every packet
                 ..base
             },
         }

@@ -181,6 +181,13 @@ impl Scoreboard {
         (seq < to).then_some(seq)
     }
 
+    /// RFC 6675 NextSeg (1.b): a segment is a candidate for rules (1) and (3) only below the
+    /// highest SACKed segment. An unSACKed segment is below it exactly when it is below the first
+    /// segment of the topmost SACKed range, which this returns (0: nothing SACKed, no candidate).
+    pub fn below_highest_sacked(&self) -> u32 {
+        self.ranges.last().map_or(0, |r| r.0)
+    }
+
     /// `IsLost` for unSACKed segments as one boundary: an unSACKed segment is lost exactly when it
     /// lies below the returned sequence number (then `dupthresh` or more SACKed segments lie above
     /// it). Ranges are disjoint, so what lies above an unSACKed segment is whole ranges.

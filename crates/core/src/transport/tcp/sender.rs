@@ -23,7 +23,7 @@
 //!   restarted only by the first partial ACK (RFC 6582 §3.2 step 4 and §4, "Impatient"), and not
 //!   on entering recovery (RFC 6298 (5.1): a retransmission starts the timer only if stopped).
 //! * SACK implements RFC 6675's IsLost, SetPipe and NextSeg rules 1–3 (not the rescue
-//!   retransmission of rule 4), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
+//!   retransmission of rule 4; rule 3 only below the highest SACKed segment, its condition (1.b)), enters recovery on DupThresh duplicate ACKs or IsLost(snd_una),
 //!   and sets cwnd = ssthresh. Before recovery, duplicate ACKs carrying SACK blocks already send
 //!   new data while cwnd − pipe ≥ 1 (what ns-3 does; RFC 6675 §5 points to limited transmit).
 //!   An ACK that SACKs new data is a duplicate ACK even when it also advances `snd_una`
@@ -44,6 +44,10 @@
 //!   ACK with ECE never grows the window. Retransmissions are sent Not-ECT (§6.1.5), or ECT as
 //!   ns-2 sends them with `ecn_retransmit_ect`. New data is
 //!   sent ECT(0), or ECT(1) with `ecn_l4s` (the L4S identifier, RFC 9331 §4.1).
+//!   `ecn_style = "ns2"` reacts as ns-2.35's `TcpAgent` does instead (`EcnStyle::Ns2`: echoes on
+//!   duplicate ACKs too, cwnd halved without a floor, no second cut for a loss or timeout in the
+//!   window an echo reduced, CWR on retransmissions too).
+//! * `integer_ssthresh` keeps ssthresh a whole number of segments (ns-2's `int ssthresh_`).
 //! * No handshake: `start` sends the initial window.
 //! * `ns3_reno_sack` replaces NewReno's recovery by ns-3 3.44's own for connections without SACK
 //!   (`sender/ns3_nosack.rs`), and `ns3_sack_recovery` SACK + PRR recovery by ns-3's
@@ -73,9 +77,21 @@ use super::rack_tlp::RackTlp;
 use super::reno_sack::RenoSackBoard;
 use super::scoreboard::Scoreboard;
 use super::vegas_base_rtt::VegasBaseRtt;
+use super::config::EcnStyle;
 use super::{CongestionControl, FastRetransmitGuard, LedbatVariant, Recovery, RttHintSource, TcpConfig, TcpVariant};
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, FlowId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
+
+/// What the last window reduction was, for `ecn_style = "ns2"` (ns-2's `last_cwnd_action_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LastCut {
+    /// A fast retransmit, or none yet.
+    Other,
+    /// An ECN echo (`CWND_ACTION_ECN`).
+    Ecn,
+    /// A retransmission timeout (`CWND_ACTION_TIMEOUT`).
+    Timeout,
+}
 
 /// Sender counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -92,6 +108,10 @@ pub struct TcpSenderStats {
     pub fast_retransmits: u64,
     /// Window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
+    /// `ecn_style = "ns2"`: timeouts within an ECN-reduced window (cwnd = 1, ssthresh kept), and
+    /// expiries with nothing outstanding after an echo took cwnd below one segment; counted in
+    /// `timeouts` too. ns-2 counts neither in `nrexmit_` (tcp.cc `TcpAgent::timeout`).
+    pub ecn_window_timeouts: u32,
     /// RTT samples taken.
     pub rtt_samples: u64,
     /// `rack_tlp`: tail loss probes sent (RFC 8985 §7.3).
@@ -146,6 +166,12 @@ pub struct TcpSender {
     ecn_recover: u32,
     /// ECN: set CWR on the next new segment.
     cwr_pending: bool,
+    /// `ecn_style = "ns2"`: what the last window reduction was (ns-2's `last_cwnd_action_`).
+    last_cut: LastCut,
+    /// The window to leave fast recovery with, when it is not ssthresh: the unrounded half with
+    /// `integer_ssthresh`, the window as it was for ns-2's fast retransmit without a cut (NaN: none,
+    /// leave with ssthresh; a bare `f64` keeps the sender within its size budget).
+    recovery_cwnd: f64,
     /// Congestion-control state (Reno, CUBIC, DCTCP).
     cc: CcState,
     /// PRR counters of the current recovery episode.
@@ -204,6 +230,8 @@ impl TcpSender {
             integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
+            last_cut: LastCut::Other,
+            recovery_cwnd: f64::NAN,
             cc: CcState::with_settings(cfg.congestion_control, cfg.ledbat, cfg.hystart, cfg.initial_window, cfg.mss),
             prr: Prr::default(),
             partial_ack_seen: false,
@@ -343,6 +371,9 @@ impl TcpSender {
             self.ns3_on_ack(cfg, now, ack, out);
             return;
         }
+        if self.ns2_ecn(cfg) && ack.has(FLAG_ECE) && ack.ack >= self.snd_una {
+            self.ns2_ecn_echo(cfg, ack.ack); // ns-2 reacts before it reads the ACK, duplicate or not
+        }
         let sacked_before = self.sacked_count();
         let una_before = self.snd_una;
         // RFC 6675 §2: an ACK whose SACK blocks cover data not SACKed before is a duplicate ACK,
@@ -456,9 +487,11 @@ impl TcpSender {
         if restart && cfg.new_ack_clears_backoff {
             self.rtt.clear_backoff(); // ns-3 `NewAck(ack, resetRTO = true)`
         }
-        if self.snd_una >= self.snd_max {
+        // ns-2's `newtimer` also keeps it running while an echo holds cwnd below one segment.
+        let stalled = self.ns2_ecn(cfg) && self.cwnd < 1.0;
+        if self.snd_una >= self.snd_max && !stalled {
             self.rto_at = Time::NEVER;
-        } else if restart {
+        } else if restart || stalled {
             self.rto_at = Time::NEVER;
             self.arm_timer(cfg, now);
         }
@@ -504,10 +537,11 @@ impl TcpSender {
         let mut restart_timer = true;
         if enter_recovery {
             // No growth: this ACK starts a loss recovery (step 4 below).
-        } else if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
+        } else if ece && !self.in_recovery && self.snd_una > self.ecn_recover && !self.ns2_ecn(cfg) {
             // RFC 3168 §6.1.2: reduce once per window of data.
-            self.ssthresh = self.cc.ecn_window(window_before);
-            self.cwnd = self.ssthresh;
+            let cut = self.cc.ecn_window(window_before);
+            self.store_ssthresh(cfg, cut);
+            self.cwnd = cut;
             self.note_window_reduced(cfg);
             self.stats.ecn_reductions += 1;
         } else if self.in_recovery {
@@ -603,7 +637,42 @@ impl TcpSender {
 
     fn leave_recovery(&mut self) {
         self.in_recovery = false;
-        self.cwnd = self.ssthresh;
+        self.cwnd = if self.recovery_cwnd.is_nan() { self.ssthresh } else { self.recovery_cwnd };
+        self.recovery_cwnd = f64::NAN;
+    }
+
+    /// `ecn_style = "ns2"` with ECN on.
+    #[inline]
+    fn ns2_ecn(&self, cfg: &TcpConfig) -> bool {
+        cfg.ecn && cfg.ecn_style == EcnStyle::Ns2
+    }
+
+    /// ssthresh after a reduction to `half`: a whole number of segments (at least 2) with
+    /// `integer_ssthresh` (ns-2's `ssthresh_ = (int) halfwin`, tcp.cc `slowdown`).
+    fn store_ssthresh(&mut self, cfg: &TcpConfig, half: f64) {
+        self.ssthresh = if cfg.integer_ssthresh { half.floor().max(2.0) } else { half };
+    }
+
+    /// ns-2.35's `TcpAgent::ecn(seqno)` (tcp.cc), for an ACK up to `ack` carrying ECE: once the ACK
+    /// passes `recover` (the highest segment sent at the last reduction), or right after a timeout,
+    /// `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)` with `precisionReduce_`: cwnd = windowd()/2,
+    /// windowd() = min(cwnd, receiver window), with no lower bound (below 1 nothing is sent until
+    /// the timer fires); ssthresh the same half, at least 2; `recover_ = maxseq_`; CWR on the next
+    /// segment (`cong_action_`). Not modelled: `ecn_backoff_`'s timer backoff at cwnd ≤ 1.
+    fn ns2_ecn_echo(&mut self, cfg: &TcpConfig, ack: u32) {
+        if !(ack > self.recover || self.last_cut == LastCut::Timeout) {
+            return;
+        }
+        self.recover = self.snd_max;
+        self.last_cut = LastCut::Ecn;
+        let half = self.cwnd.min(f64::from(cfg.max_window)) / 2.0;
+        self.store_ssthresh(cfg, half.max(2.0));
+        self.cwnd = half;
+        if self.in_recovery {
+            self.recovery_cwnd = half;
+        }
+        self.note_window_reduced(cfg);
+        self.stats.ecn_reductions += 1;
     }
 
     fn on_dupack(&mut self, cfg: &TcpConfig, now: Time, sacked_before: u32, out: &mut Vec<Packet>) {
@@ -627,6 +696,15 @@ impl TcpSender {
                 self.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate per duplicate ACK
                 self.send_new(cfg, now, out);
             }
+            return;
+        }
+        if self.ns2_ecn(cfg) && self.last_cut == LastCut::Ecn && self.snd_una <= self.recover
+            && self.dupacks == cfg.dupack_threshold && self.rack.is_none()
+        {
+            // ns-2's `dupack_action` (tcp-reno.cc; tcp.cc for Tahoe) in a window an echo already
+            // halved: resend without a second reduction, whatever the guard says.
+            let delivered = if sack { self.sacked_count().saturating_sub(sacked_before).max(1) } else { 1 };
+            self.start_recovery(cfg, now, delivered, false, out);
             return;
         }
         let may_recover = self.may_start_recovery(cfg);
@@ -658,11 +736,27 @@ impl TcpSender {
     /// Fast retransmit and the start of loss recovery (RFC 5681 §3.2 steps 2–3, RFC 6675 §5
     /// step 4, RFC 6937); `delivered` is the triggering ACK's DeliveredData for PRR.
     fn enter_recovery(&mut self, cfg: &TcpConfig, now: Time, delivered: u32, out: &mut Vec<Packet>) {
+        self.start_recovery(cfg, now, delivered, true, out);
+    }
+
+    /// [`TcpSender::enter_recovery`]; without `cut` (ns-2's fast retransmit in an ECN-reduced
+    /// window: `dupack_action`'s `last_cwnd_action_ == CWND_ACTION_ECN` branch) ssthresh,
+    /// `recover` and the window stay as they are: Tahoe restarts from cwnd = 1
+    /// (`slowdown(CLOSE_CWND_ONE)`), the others resend and inflate from the current window.
+    fn start_recovery(&mut self, cfg: &TcpConfig, now: Time, delivered: u32, cut: bool, out: &mut Vec<Packet>) {
         let sack = cfg.variant == TcpVariant::Sack;
-        let window = self.reduction_window(cfg, true);
-        self.ssthresh = self.cc.loss_ssthresh(window); // RFC 5681 (4)
-        self.note_window_reduced(cfg);
-        self.recover = self.snd_max;
+        let mut half = None;
+        if cut {
+            let window = self.reduction_window(cfg, true);
+            let ssthresh = self.cc.loss_ssthresh(window); // RFC 5681 (4)
+            self.store_ssthresh(cfg, ssthresh);
+            half = Some(ssthresh);
+            self.note_window_reduced(cfg);
+            self.recover = self.snd_max;
+        } else if cfg.variant == TcpVariant::Tahoe {
+            self.cwr_pending = true; // CLOSE_CWND_ONE sets `cong_action_`
+        }
+        self.last_cut = LastCut::Other;
         self.stats.fast_retransmits += 1;
         if cfg.variant == TcpVariant::Tahoe {
             self.cwnd = 1.0;
@@ -687,14 +781,31 @@ impl TcpSender {
             self.prr_transmit(cfg, now, delivered, true, out);
             return;
         }
+        // The window to leave recovery with: ssthresh, or the unrounded half (`integer_ssthresh`),
+        // or without a cut the window as it is.
+        let base = match half {
+            Some(h) if cfg.integer_ssthresh && h != self.ssthresh => {
+                self.recovery_cwnd = h;
+                h
+            }
+            Some(_) => {
+                self.recovery_cwnd = f64::NAN;
+                self.ssthresh
+            }
+            None => {
+                self.recovery_cwnd = self.cwnd;
+                self.cwnd
+            }
+        };
         if sack {
-            self.cwnd = self.ssthresh; // RFC 6675 §5 step 4.2
+            self.cwnd = base; // RFC 6675 §5 step 4.2
             // (4.3): the first segment presumed lost goes out at once, whatever pipe says.
             self.retransmit_hole(cfg, now, out);
             self.sack_transmit(cfg, now, out);
         } else {
             self.retransmit(cfg, now, self.snd_una, out);
-            self.cwnd = self.ssthresh + cfg.dupack_threshold as f64; // RFC 5681 §3.2 step 3
+            // RFC 5681 §3.2 step 3 (ns-2: `window()` = int(cwnd_) + dupwnd_)
+            self.cwnd = if half.is_some() && !cfg.integer_ssthresh { self.ssthresh } else { base.floor() } + cfg.dupack_threshold as f64;
             self.send_new(cfg, now, out);
         }
     }
@@ -811,8 +922,10 @@ impl TcpSender {
                 let seq = self.snd_max; // rule 2: new data
                 self.transmit(cfg, now, seq, out);
                 self.snd_nxt = seq + 1;
-            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max, thresh, false, lost_below) {
-                self.high_rxt = seq + 1; // rule 3: an unSACKed segment not yet deemed lost
+            } else if let Some(seq) = sb.first_unsacked(from, self.snd_max.min(sb.below_highest_sacked()), thresh, false, lost_below) {
+                // Rule 3: an unSACKed segment not yet deemed lost, above HighRxt (1.a) and below
+                // the highest SACKed segment (1.b): never one the receiver may simply not have yet.
+                self.high_rxt = seq + 1;
                 self.retransmit(cfg, now, seq, out);
             } else {
                 break;
@@ -851,17 +964,39 @@ impl TcpSender {
     pub fn on_timer(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
         self.rack_on_timer(cfg, now, out);
         self.on_pacing_timer(cfg, now, out);
-        if now < self.rto_at || self.snd_una >= self.snd_max {
+        let stalled = self.ns2_ecn(cfg) && self.cwnd < 1.0; // an echo took cwnd below one segment
+        if now < self.rto_at || (self.snd_una >= self.snd_max && !stalled) {
             return;
         }
         self.integrate(now);
         self.stats.timeouts += 1;
         self.stats.timeout_wait_ns += now.0 - self.rto_armed_at.0;
-        if self.rtt.backoff() == 0 {
+        if self.snd_una >= self.snd_max {
+            // ns-2 `TcpAgent::timeout` with nothing outstanding: cwnd = 1
+            // (`CLOSE_CWND_ONE|NO_OUTSTANDING_DATA`), ssthresh kept, no backoff, then send.
+            self.stats.ecn_window_timeouts += 1;
+            self.cwnd = 1.0;
+            self.last_cut = LastCut::Timeout;
+            self.note_window_reduced(cfg);
+            self.rto_at = Time::NEVER;
+            self.send_new(cfg, now, out);
+            return;
+        }
+        // ns-2 `TcpAgent::timeout` in a window an echo halved (`last_cwnd_action_ ==
+        // CWND_ACTION_ECN`, `highest_ack_ < recover_`; Reno's `timeout` has just set
+        // `recover_ = maxseq_`): cwnd = 1, ssthresh kept.
+        let bound = if cfg.variant == TcpVariant::Tahoe { self.recover } else { self.snd_max };
+        let ecn_window = self.ns2_ecn(cfg) && self.last_cut == LastCut::Ecn && self.snd_una < bound;
+        if ecn_window {
+            self.stats.ecn_window_timeouts += 1;
+        } else if self.rtt.backoff() == 0 {
             // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note).
             let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.reduction_window(cfg, false) };
-            self.ssthresh = self.cc.loss_ssthresh(window);
+            let ssthresh = self.cc.loss_ssthresh(window);
+            self.store_ssthresh(cfg, ssthresh);
         }
+        self.last_cut = LastCut::Timeout;
+        self.recovery_cwnd = f64::NAN;
         self.cc.on_timeout(now, self.snd_max);
         self.note_window_reduced(cfg);
         self.cwnd = 1.0; // RFC 5681 §3.1: loss window
@@ -959,7 +1094,9 @@ impl TcpSender {
 
     /// Sends from `snd_nxt` while the window (cwnd, receiver window) and the data allow.
     fn send_new(&mut self, cfg: &TcpConfig, now: Time, out: &mut Vec<Packet>) {
-        let window = (self.cwnd.floor().max(1.0) as u32).min(cfg.max_window);
+        // ns-2's `window()` is int(cwnd_): below one segment (after an echo), nothing goes out.
+        let least = if self.ns2_ecn(cfg) { 0.0 } else { 1.0 };
+        let window = (self.cwnd.floor().max(least) as u32).min(cfg.max_window);
         let end = self.send_end();
         while self.snd_nxt < end && self.snd_nxt - self.snd_una < window && self.pace(now) {
             let seq = self.snd_nxt;
@@ -1009,8 +1146,10 @@ impl TcpSender {
         }
         if retransmission {
             p.flags |= FLAG_RETRANSMIT;
-        } else if cfg.ecn && self.cwr_pending {
-            // CWR rides on new data only, with or without ECT retransmissions (ns-2 likewise).
+        }
+        if cfg.ecn && self.cwr_pending && (!retransmission || cfg.ecn_style == EcnStyle::Ns2) {
+            // CWR rides on new data only (RFC 3168 §6.1.5), or with ns-2 on the next segment
+            // sent, a retransmission too (`TcpAgent::output`, `SetCWRonRetransmit_ true`).
             p.flags |= FLAG_CWR;
             self.cwr_pending = false;
         }

@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::*;
+use super::config::EcnStyle;
 use crate::engine::{Dur, Time};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETRANSMIT};
 use proptest::prelude::*;
@@ -908,9 +909,11 @@ fn per_flow_state_stays_small() {
     // `ns3_sack_recovery` (+8 B, 280 B), and the count of HyStart exits (+8 B, 288 B), and the
     // pointer to the pacing clock of `pacing = true` (+8 B, 296 B; BBR's own state is boxed in its
     // `CcState` variant), and for `rack_tlp` the pointer to RFC 8985's per-segment state (+8 B)
-    // and two u32 counters, TLP probes and RACK losses (+8 B, 312 B); the receiver by RFC 7323's
+    // and two u32 counters, TLP probes and RACK losses (+8 B, 312 B), and for ns-2's ECN reaction
+    // and integer ssthresh the window to leave recovery with and a u32 count of timeouts in an
+    // ECN-reduced window (+16 B, 328 B); the receiver by RFC 7323's
     // TS.Recent and Last.ACK.sent); a guard against accidental growth, not a tight budget.
-    assert!(sender <= 312 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
+    assert!(sender <= 328 && receiver <= 104, "sender {sender} B, receiver {receiver} B");
 }
 
 #[test]
@@ -1354,4 +1357,115 @@ proptest! {
         prop_assert_eq!(r.delivered_bytes(), 300 * 1448);
         prop_assert!(s.is_complete());
     }
+}
+
+#[test]
+fn sack_rule_3_resends_nothing_above_the_highest_sacked_segment() {
+    // Receiver window 10, all of it outstanding (0..10), 0 lost. SACKs for 1..7 arrive while 7..10
+    // are still on their way; the window blocks new data (rule 2), and rule 3 may take only an
+    // unSACKed segment below the highest SACKed one (RFC 6675 NextSeg (1.b)): none here.
+    let c = TcpConfig { initial_window: 10, max_window: 10, ..cfg(TcpVariant::Sack) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    for end in 2..=7 {
+        s.on_ack(&c, ms(100), &sack_ack(0, &[(1, end)]), &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!((s.cwnd(), s.snd_una()), (5.0, 0));
+    let retx: Vec<u32> = out.iter().filter(|p| p.has(FLAG_RETRANSMIT)).map(|p| p.seq).collect();
+    assert_eq!(retx, [0], "7, 8 and 9 lie above every SACKed segment: not resent");
+    assert_eq!(out.len(), 1, "no new data either: the receiver window is full");
+}
+
+#[test]
+fn integer_ssthresh_rounds_down_and_reno_keeps_the_half_window() {
+    // Tahoe at cwnd 11 (11 outstanding) loses a segment: ssthresh 5.5, or ns-2's int 5.
+    for (integer, expect) in [(false, 5.5), (true, 5.0)] {
+        let c = TcpConfig { integer_ssthresh: integer, initial_window: 10, ..cfg(TcpVariant::Tahoe) };
+        let (mut s, _) = started(&c);
+        let mut out = Vec::new();
+        s.on_ack(&c, ms(100), &ack(1), &mut out);
+        for _ in 0..3 {
+            s.on_ack(&c, ms(101), &ack(1), &mut out);
+        }
+        assert_eq!((s.cwnd(), s.ssthresh()), (1.0, expect), "integer_ssthresh = {integer}");
+    }
+    // Reno: ns-2's `cwnd_ = halfwin` survives fast recovery (dupwnd_ = 0), ssthresh_ is its int.
+    let c = TcpConfig { integer_ssthresh: true, initial_window: 10, ..cfg(TcpVariant::Reno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_ack(&c, ms(100), &ack(1), &mut out);
+    for _ in 0..3 {
+        s.on_ack(&c, ms(101), &ack(1), &mut out);
+    }
+    assert_eq!((s.cwnd(), s.ssthresh()), (8.0, 5.0), "int(5.5) + 3 inflated");
+    s.on_ack(&c, ms(200), &ack(12), &mut out);
+    assert_eq!((s.cwnd(), s.ssthresh()), (5.5, 5.0));
+}
+
+/// A Reno sender with 1..12 outstanding at cwnd 11, after an ACK of 2 carrying ECE.
+fn echoed(c: &TcpConfig) -> TcpSender {
+    let (mut s, _) = started(c);
+    let mut out = Vec::new();
+    s.on_ack(c, ms(100), &ack(1), &mut out);
+    s.on_ack(c, ms(110), &Packet { flags: FLAG_ECE, ..ack(2) }, &mut out);
+    s
+}
+
+#[test]
+fn ns2_ecn_style_reacts_to_echoes_as_ns2_tcp_does() {
+    let ns2 = TcpConfig {
+        ecn: true, ecn_style: EcnStyle::Ns2, initial_window: 10, fast_retransmit_guard: Some(FastRetransmitGuard::Ns2),
+        ..cfg(TcpVariant::Reno)
+    };
+    let rfc = TcpConfig { ecn_style: EcnStyle::Rfc3168, ..ns2.clone() };
+    let echo = |n| Packet { flags: FLAG_ECE, ..ack(n) };
+
+    // A loss in the window the echo halved: ns-2 resends without a second cut; RFC 3168 cuts again.
+    for (c, ssthresh) in [(&ns2, 5.5), (&rfc, 2.75)] {
+        let mut s = echoed(c);
+        assert_eq!((s.cwnd(), s.stats().ecn_reductions), (5.5, 1));
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            s.on_ack(c, ms(120), &ack(2), &mut out);
+        }
+        assert_eq!(seqs(&out), [2], "the fast retransmit");
+        assert_eq!((s.ssthresh(), s.stats().fast_retransmits), (ssthresh, 1), "{:?}", c.ecn_style);
+    }
+
+    // A timeout in that window: ns-2 restarts from one segment and keeps ssthresh; its CWR rides on
+    // the retransmission. RFC 3168 halves the 5.5 in use again and sends no CWR on a resend.
+    for (c, ssthresh, cwr) in [(&ns2, 5.5, true), (&rfc, 2.75, false)] {
+        let mut s = echoed(c);
+        let mut out = Vec::new();
+        s.on_timer(c, s.next_wakeup().unwrap(), &mut out);
+        assert_eq!((s.cwnd(), s.ssthresh(), s.stats().timeouts), (1.0, ssthresh, 1), "{:?}", c.ecn_style);
+        assert_eq!(s.stats().ecn_window_timeouts, u32::from(cwr));
+        assert_eq!((seqs(&out), out[0].has(FLAG_CWR)), (vec![2], cwr));
+    }
+
+    // An echo on a duplicate ACK: ns-2 halves (once the ACK passes `recover`); RFC 3168 reads echoes
+    // on new data only.
+    for (c, cwnd) in [(&ns2, 5.5), (&rfc, 11.0)] {
+        let (mut s, _) = started(c);
+        let mut out = Vec::new();
+        s.on_ack(c, ms(100), &ack(1), &mut out);
+        s.on_ack(c, ms(110), &echo(1), &mut out);
+        assert_eq!(s.cwnd(), cwnd, "{:?}", c.ecn_style);
+    }
+
+    // Right after a timeout an echo halves cwnd 1 to 0.5: nothing is sent until the timer fires,
+    // which restarts from one segment without backing off or cutting ssthresh.
+    let mut s = echoed(&ns2);
+    let mut out = Vec::new();
+    s.on_timer(&ns2, s.next_wakeup().unwrap(), &mut out); // resends 2
+    s.on_ack(&ns2, ms(3000), &echo(12), &mut out); // everything acknowledged, with an echo
+    assert_eq!((s.cwnd(), s.ssthresh()), (0.5, 2.0));
+    out.clear();
+    s.on_ack(&ns2, ms(3001), &ack(12), &mut out);
+    assert!(out.is_empty(), "window int(0.5) = 0");
+    let fire = s.next_wakeup().expect("the timer runs while cwnd < 1");
+    s.on_timer(&ns2, fire, &mut out);
+    assert_eq!((seqs(&out), s.cwnd(), s.ssthresh()), (vec![12], 1.0, 2.0));
+    assert_eq!(s.stats().ecn_window_timeouts, 2);
 }
