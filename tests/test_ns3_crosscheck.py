@@ -410,7 +410,12 @@ def test_fast_links_agree_with_ns3(compared, name: str, metric: str) -> None:
 # criteria, with per-flow shares within 0.05 wherever the discipline is RED.
 
 HELD_OUT = list(ns3ref.HELD_OUT_SCENARIOS)
-HELD_OUT_GAPS: dict[tuple[str, str], str] = {}
+HELD_OUT_GAPS: dict[tuple[str, str], str] = {
+    # Found, not yet explained: CUBIC with SACK, 50 flows at 100 Mb/s behind 200 packets of drop-tail.
+    # Goodput (98.5 : 97.5 Mb/s in order), Jain (0.994 : 0.968), the mean queue and the timeouts agree.
+    ("fifo200_50flows_100mbps_ns3_profile", "drops"): "drop rate 0.0119 : 0.0180 (0.66x) over seeds 1-3, "
+                                                      "cause not found yet",
+}
 
 
 def _held_out_cases():
