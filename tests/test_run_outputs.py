@@ -394,3 +394,35 @@ def test_packet_delays_are_refused_when_they_could_exceed_the_memory_bound() -> 
           "flows": [{"kind": "tcp"}], "output": {"packet_delays": [0]}}
     with pytest.raises(aqmlab.ScenarioError, match=r"output\.packet_delays.*18750000\d packets of 40 B.*at most 20000000"):
         aqmlab.validate(sc)
+
+
+def test_goodput_counts_first_receipt_and_cannot_exceed_the_link_where_in_order_delivery_can(tmp_path: Path) -> None:
+    """A 2-s window against SACK recoveries behind 10 packets of drop-tail: segments held out of order
+    at the warm-up are delivered inside the window when their hole fills, so in-order delivery
+    (`app_goodput_bps`) reports more payload than the link can carry (10.7 Mb/s on 9.65), while
+    goodput (payload first received in the window) stays below it, up to the 20 ms of data in flight
+    at the window's start; the summary says the window is short."""
+    sc = {"run": {"duration": "3s", "warmup": "1s", "seed": 5},
+          "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+          "queue": {"kind": "droptail", "limit": 10},
+          "flows": [{"kind": "tcp", "count": 8, "start_jitter": "200ms", "variant": "sack", "sack": True}]}
+    res = aqmlab.run(sc)
+    agg, window_s = res.summary["aggregate"], res.summary["measured_s"]
+    payload_capacity = 10e6 * 1448 / 1500
+    assert agg["app_goodput_bps"] > payload_capacity
+    assert agg["goodput_bps"] <= payload_capacity * (1 + 0.021 / window_s)
+    assert res.flows["app_goodput_bps"].sum() == pytest.approx(agg["app_goodput_bps"])
+    assert "short against the flows' loss recoveries" in res.summary["warnings"][0]
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(sc))
+    proc = run_cli("run", str(path), "--out", str(tmp_path / "out"), "--no-plot")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the measured window is short" in proc.stderr
+
+
+def test_a_long_window_has_no_short_window_warning_and_both_goodputs_agree() -> None:
+    """The built-in default (50 s measured): the two goodputs differ by 0.1 %, no warning."""
+    res = aqmlab.run(str(Path(aqmlab.__file__).parent / "scenarios" / "default.toml"))
+    assert "warnings" not in res.summary
+    tcp = res.flows[res.flows["kind"] == "tcp"]
+    assert (tcp["goodput_bps"] - tcp["app_goodput_bps"]).abs().max() <= 0.01 * tcp["goodput_bps"].max()

@@ -203,6 +203,8 @@ def run(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, see
     click.echo(f"bottleneck ({q['kind']}): mean queue {q['mean_len_packets']:.1f} pkts, drops {q['drops']:,} "
                f"(early {q['drops_early']:,}, forced {q['drops_forced']:,}, overflow {q['drops_overflow']:,}), "
                f"utilization {q['utilization']:.3f}")
+    for warning in res.summary.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
     click.echo(f"results: {out}/summary.json, {out}/timeseries.parquet, {out}/flows.csv")
     if not no_plot:
         click.echo(f"plot:    {out}/plot.png")
