@@ -986,9 +986,16 @@ impl TcpSender {
         let ecn_window = self.ns2_ecn(cfg) && self.last_cut == LastCut::Ecn && self.snd_una < bound;
         if ecn_window {
             self.stats.ecn_window_timeouts += 1;
-        } else if self.rtt.backoff() == 0 {
-            // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note).
-            let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.reduction_window(cfg, false) };
+        } else if self.rtt.backoff() == 0 || cfg.halve_at_every_timeout {
+            // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note),
+            // unless `halve_at_every_timeout` (ns-2: half of min(cwnd, window_) every time).
+            let window = if self.reno_board.is_some() {
+                self.ns3_timeout_window(cfg)
+            } else if cfg.halve_at_every_timeout {
+                self.uninflated_cwnd(cfg).min(f64::from(cfg.max_window))
+            } else {
+                self.reduction_window(cfg, false)
+            };
             let ssthresh = self.cc.loss_ssthresh(window);
             self.store_ssthresh(cfg, ssthresh);
         }
