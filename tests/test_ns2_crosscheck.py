@@ -1,6 +1,7 @@
 """Cross-check against ns-2.35 (validation 4): the WHITE thesis's static dumbbells (30 Reno flows,
 10 Mb/s, RTTs 20-310 ms) run in both simulators with matched settings (`aqmlab.ns2ref`), five seeds.
-Needs Debian's `ns2` package (`make ns2`; `.ci/run` installs it); ~30 s."""
+Also ns-2 at its defaults against `profile = "ns2"` (an ECN Reno case under RED, a Sack1 case with the
+20-packet receiver window). Needs Debian's `ns2` package (`make ns2`; `.ci/run` installs it)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,11 @@ aqmlab's `pi`, 99 NewReno FTP flows over 15 Mb/s / 300 ms, 100 s with the first 
 case "pi" is held to the same tolerances (goodput, drop rate, timeouts, JFI, the one cluster's per-flow
 goodput) and to the mean queue (15 %), which PI holds at q_ref.
 
+ns-2 at its defaults (`validation/ns2/profile_dumbbell.tcl`, `PROFILE_CASES`): `Agent/TCP/Reno` with ECN
+under RED and `Agent/TCP/Sack1` with its 20-packet receiver window behind drop-tail, against aqmlab flows
+that set `profile = "ns2"`; the same tolerances, timeouts counted as ns-2's `nrexmit_` counts them.
+Drop-tail's `queue-limit L` is `limit = L − 1` in aqmlab (`droptail_limit`).
+
     python -m aqmlab.ns2ref          # prints the markdown table of docs/validation.md §4
 """
 
