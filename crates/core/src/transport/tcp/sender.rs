@@ -14,7 +14,8 @@
 //!   outstanding, but at most cwnd without Reno/NewReno's duplicate-ACK inflation (in their fast
 //!   recovery, ssthresh). RFC 5681's literal `snd_max − snd_una` counts segments the receiver
 //!   already holds after inflation and after go-back-N; ns-2, ns-3 and Linux halve the window.
-//!   A second timeout of the same segment keeps ssthresh (RFC 5681 §3.1's note on eq. (4)).
+//!   A second timeout of the same segment keeps ssthresh (RFC 5681 §3.1's note on eq. (4)), unless
+//!   `halve_at_every_timeout` (ns-2's `TcpAgent::timeout`: half of min(cwnd, window) every time).
 //! * Tahoe on three duplicate ACKs sets cwnd = 1, goes back to `snd_una` and restarts the
 //!   retransmission timer (4.3BSD-Tahoe, ns-2's Tahoe).
 //! * NewReno leaves recovery on the full ACK with cwnd = ssthresh (RFC 6582 §3.2 step 3, option 2;
