@@ -1,6 +1,7 @@
 """Cross-check against ns-2.35 (validation 4): the WHITE thesis's static dumbbells (30 Reno flows,
 10 Mb/s, RTTs 20-310 ms) run in both simulators with matched settings (`aqmlab.ns2ref`), five seeds.
-Needs Debian's `ns2` package (`make ns2`; `.ci/run` installs it); ~30 s."""
+Also ns-2 at its defaults against `profile = "ns2"` (an ECN Reno case under RED, a Sack1 case with the
+20-packet receiver window). Needs Debian's `ns2` package (`make ns2`; `.ci/run` installs it)."""
 
 from __future__ import annotations
 
@@ -96,3 +97,30 @@ def test_timer_restart_is_what_makes_newreno_match_ns2_under_pi() -> None:
     without = sum(ns2ref.run_aqmlab_pi(exp, s, restart_timer=False).timeouts for s in seeds)
     assert abs(with_restart - theirs) <= ns2ref.TOLERANCE["timeouts"] * theirs, (with_restart, theirs)
     assert without > (1 + ns2ref.TOLERANCE["timeouts"]) * theirs, (without, theirs)
+
+
+def test_ecn_reno_under_red_matches_ns2() -> None:
+    """50 Reno + ECN flows under RED (20 Mb/s; thresholds 5/15, max_p 0.1, gentle, wait, ns-2's
+    mark_p_ 0.1), ns-2.35's `Agent/TCP/Reno` at its defaults against `profile = "ns2"`, whose
+    `ecn_style = "ns2"` reacts to echoes as ns-2's TcpAgent does (docs/validation.md §4). ns-2 does
+    not count a timeout in an ECN-reduced window in `nrexmit_`; aqmlab's timeouts less those are
+    compared."""
+    c = ns2ref.compare_profile("ecn-reno-red")
+    assert c.ours.drop_rate > 0.01, "the case must have losses as well as marks"
+    assert not c.failures(), c.failures()
+
+
+def test_sack1_with_the_20_packet_receiver_window_matches_ns2() -> None:
+    """8 `Agent/TCP/Sack1` flows whose 20-packet receiver windows overfill a 30-packet drop-tail
+    buffer (ns-2 queue-limit 30, aqmlab limit 29), against `profile = "ns2"`, `variant = "sack"`."""
+    c = ns2ref.compare_profile("sack1-rwnd20")
+    assert c.ours.drop_rate > 0.003, "the case must exercise SACK recovery"
+    assert not c.failures(), c.failures()
+
+
+def test_droptail_limit_is_ns2s_queue_limit_less_one() -> None:
+    """ns-2's DropTail drops when `q_->length() + 1 >= qlim_` (queue/drop-tail.cc): with queue-limit
+    30 at most 29 packets wait, as in aqmlab's limit 29."""
+    assert ns2ref.droptail_limit(30) == 29
+    case = ns2ref.PROFILE_CASES["sack1-rwnd20"]
+    assert ns2ref.profile_scenario(case, 1)["queue"] == {"kind": "droptail", "limit": 29}

@@ -34,11 +34,25 @@ def resolved_flow(flow: dict) -> dict:
                "count_acked_segments": True, "rack_tlp": True, "restart_timer_on_head_retransmit": True}),
     ("ns2", {"variant": "tahoe", "congestion_control": "reno", "mss": "1000B", "header_bytes": "40B",
              "initial_window": 2, "initial_rto": "3s", "timer_granularity": "10ms", "timestamps": False,
-             "delayed_ack": {"count": 1, "timeout": "100ms"}, "restart_timer_on_fast_retransmit": True}),
+             "delayed_ack": {"count": 1, "timeout": "100ms"}, "restart_timer_on_fast_retransmit": True,
+             "integer_ssthresh": True, "halve_at_every_timeout": True}),
 ])
 def test_a_profile_fills_its_tools_defaults(profile: str, expected: dict) -> None:
     flow = resolved_flow({"profile": profile})
     assert {k: flow[k] for k in expected} == expected
+
+
+def test_the_ns2_profile_reacts_to_ecn_as_ns2_does() -> None:
+    """With ECN on, the `ns2` profile takes ns-2.35's reaction to echoes (`ecn_style = "ns2"`) and
+    sends retransmissions ECT (`TcpAgent::output`); the keys are echoed only where they are on, so
+    flows without them keep the echo they had."""
+    flow = resolved_flow({"profile": "ns2", "variant": "reno", "ecn": True})
+    assert (flow["ecn_style"], flow["ecn_retransmit_ect"]) == ("ns2", True)
+    assert "ecn_style" not in resolved_flow({"profile": "ns2"})
+    assert "ecn_style" not in resolved_flow({"variant": "reno", "ecn": True})
+    assert not {"integer_ssthresh", "halve_at_every_timeout"} & set(resolved_flow({"variant": "reno"}))
+    with pytest.raises(aqmlab.ScenarioError, match="ecn_style"):
+        aqmlab.validate(scenario({"variant": "reno", "ecn_style": "ns2"}))
 
 
 def test_the_ns3_profile_without_sack_runs_ns3s_own_recovery() -> None:

@@ -16,6 +16,11 @@ aqmlab's `pi`, 99 NewReno FTP flows over 15 Mb/s / 300 ms, 100 s with the first 
 case "pi" is held to the same tolerances (goodput, drop rate, timeouts, JFI, the one cluster's per-flow
 goodput) and to the mean queue (15 %), which PI holds at q_ref.
 
+ns-2 at its defaults (`validation/ns2/profile_dumbbell.tcl`, `PROFILE_CASES`): `Agent/TCP/Reno` with ECN
+under RED and `Agent/TCP/Sack1` with its 20-packet receiver window behind drop-tail, against aqmlab flows
+that set `profile = "ns2"`; the same tolerances, timeouts counted as ns-2's `nrexmit_` counts them.
+Drop-tail's `queue-limit L` is `limit = L − 1` in aqmlab (`droptail_limit`).
+
     python -m aqmlab.ns2ref          # prints the markdown table of docs/validation.md §4
 """
 
@@ -27,6 +32,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +78,7 @@ class Run:
     timeouts: int
     drop_rate: float
     mean_queue: float
+    retransmits: int = 0  # retransmitted packets (the profile cases report them)
 
 
 def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
@@ -101,11 +108,13 @@ def run_aqmlab(exp: W.Experiment, queue: str, seed: int) -> Run:
     elif queue in REM_LIMITS:
         spec = {"kind": "rem", "limit": REM_LIMITS[queue]}  # ns-2's Queue/REM defaults
     else:
-        spec = {"kind": "droptail", "limit": PROFILE.limit}
+        spec = {"kind": "droptail", "limit": droptail_limit(PROFILE.limit)}  # ns-2 holds L − 1 waiting
     res = aqmlab.run(W.scenario(exp, spec, seed=seed))
     flows = res.flows.sort_values("id")
     q = res.queues.iloc[0]
-    return Run(flows["goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"],
+    # ns-2's goodput is the sender's cumulative `ack_` over the window: in-order delivery, which is
+    # aqmlab's `app_goodput_bps` (its `goodput_bps` counts first receipt; docs/results.md).
+    return Run(flows["app_goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"],
                float(q["mean_len_packets"]))
 
 
@@ -119,9 +128,10 @@ class Summary:
     jfi: float
     clusters: dict[str, float]  # mean per-flow goodput of each RTT cluster, b/s
     mean_queue: float  # bottleneck time-average length, packets
+    retransmits: float = 0.0  # retransmitted packets (reported, not held to a tolerance)
 
     @staticmethod
-    def of(exp: W.Experiment, runs: list[Run]) -> Summary:
+    def of(exp: W.Experiment | PiExperiment | ProfileCase, runs: list[Run]) -> Summary:
         names = np.array(exp.clusters)
         return Summary(
             goodput=float(np.mean([r.goodput.sum() for r in runs])),
@@ -130,6 +140,7 @@ class Summary:
             jfi=float(np.mean([jain_index(list(r.goodput)) for r in runs])),
             clusters={c: float(np.mean([r.goodput[names == c].mean() for r in runs])) for c in dict.fromkeys(exp.clusters)},
             mean_queue=float(np.mean([r.mean_queue for r in runs])),
+            retransmits=float(np.mean([r.retransmits for r in runs])),
         )
 
 
@@ -200,6 +211,19 @@ def markdown_table(rows: list[Comparison]) -> str:
     return "\n".join(lines)
 
 
+def profile_markdown_table(rows: list[Comparison]) -> str:
+    """The profile cases: aqmlab / ns-2 side by side, with retransmitted packets (not held to a tolerance)."""
+    lines = ["| case | goodput Mb/s | drop % | mean queue pkts | timeouts | retransmitted pkts | JFI | within tolerance |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        verdict = "yes" if not r.failures() else "no: " + "; ".join(r.failures())
+        lines.append(f"| {r.case} | {r.ours.goodput / 1e6:.3f} / {r.theirs.goodput / 1e6:.3f} | "
+                     f"{100 * r.ours.drop_rate:.2f} / {100 * r.theirs.drop_rate:.2f} | {r.ours.mean_queue:.2f} / {r.theirs.mean_queue:.2f} | "
+                     f"{r.ours.timeouts:.0f} / {r.theirs.timeouts:.0f} | {r.ours.retransmits:.0f} / {r.theirs.retransmits:.0f} | "
+                     f"{r.ours.jfi:.3f} / {r.theirs.jfi:.3f} | {verdict} |")
+    return "\n".join(lines)
+
+
 # ---- PI: Kumar 2003's dumbbell (Sec. 5.1), FTP flows only ----
 
 @dataclass(frozen=True)
@@ -249,7 +273,7 @@ def run_aqmlab_pi(exp: PiExperiment, seed: int, *, restart_timer: bool = True) -
     res = aqmlab.run(pi_scenario(exp, seed, restart_timer=restart_timer))
     flows = res.flows.sort_values("id")
     q = res.queues.iloc[0]
-    return Run(flows["goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"],
+    return Run(flows["app_goodput_bps"].to_numpy(dtype=float), int(flows["timeouts"].sum()), q["drops"] / q["arrivals"],
                float(q["mean_len_packets"]))
 
 
@@ -261,9 +285,124 @@ def compare_pi(exp: PiExperiment = PI_EXPERIMENT, seeds: tuple[int, ...] = SEEDS
     return Comparison(f"{exp.name}/pi", ours, theirs, {"all": exp.n_flows})
 
 
+# ---- ns-2 at its defaults against aqmlab's `profile = "ns2"` (validation/ns2/profile_dumbbell.tcl) ----
+
+PROFILE_SCRIPT = SCRIPT.with_name("profile_dumbbell.tcl")
+
+
+@dataclass(frozen=True)
+class ProfileCase:
+    """A dumbbell whose TCP is ns-2's at its ns-default.tcl values (`Agent/TCP/Reno` or `Agent/TCP/Sack1`):
+    aqmlab runs it with `profile = "ns2"`. Flow i's one-way access delay is `access_lo_ms` plus i times
+    the spread step plus i·0.037 ms (off the tie grid, as `exp1-offgrid`)."""
+
+    name: str
+    agent: str  # "reno" (aqmlab variant "reno") or "sack1" ("sack")
+    ecn: bool
+    n_flows: int
+    bottleneck_mbps: float
+    bottleneck_ms: float
+    queue: str  # "red" or "droptail"
+    limit: int  # ns-2's queue-limit
+    min_th: float = 5.0
+    max_th: float = 15.0
+    max_p: float = 0.1
+    access_lo_ms: float = 5.0
+    access_hi_ms: float = 45.0
+    duration_s: float = 100.0
+    warmup_s: float = 20.0
+
+    @property
+    def access_ms(self) -> tuple[float, ...]:
+        step = (self.access_hi_ms - self.access_lo_ms) / self.n_flows
+        return tuple(self.access_lo_ms + i * step + i * OFFGRID_STEP_MS for i in range(self.n_flows))
+
+    @property
+    def clusters(self) -> tuple[str, ...]:
+        return ("all",) * self.n_flows
+
+
+PROFILE_CASES = {
+    # 50 Reno + ECN flows under RED (gentle, wait, ns-2's mark_p_ 0.1): marks and drops both.
+    "ecn-reno-red": ProfileCase("ecn-reno-red", "reno", True, 50, 20.0, 10.0, "red", 100),
+    # 8 Sack1 flows whose 20-packet receiver windows together overfill the path (about 75 packets)
+    # and a 30-packet drop-tail buffer: losses come while windows are near the receiver's 20, which
+    # then blocks new data in recovery, so RFC 6675's NextSeg has only rules (1) and (3) left.
+    "sack1-rwnd20": ProfileCase("sack1-rwnd20", "sack1", False, 8, 10.0, 20.0, "droptail", 30),
+}
+
+
+def droptail_limit(ns2_queue_limit: int) -> int:
+    """aqmlab's drop-tail `limit` for ns-2's `queue-limit L`: L − 1. ns-2.35's `DropTail::enque`
+    (queue/drop-tail.cc) drops an arrival when `q_->length() + 1 >= qlim_`, and `q_` holds only the
+    waiting packets (the one in transmission has left it), so at most L − 1 wait; aqmlab's limit
+    counts waiting packets too. (ns-2's RED drops at `qlen >= qlim` and holds L: its limit maps to L.)"""
+    return ns2_queue_limit - 1
+
+
+def run_ns2_profile(case: ProfileCase, seed: int) -> Run:
+    """A profile case in ns-2."""
+    args = [ns_binary(), str(PROFILE_SCRIPT), str(seed), f"{case.duration_s:g}", f"{case.warmup_s:g}", case.agent,
+            str(int(case.ecn)), f"{case.bottleneck_mbps:g}", f"{case.bottleneck_ms:g}", case.queue, str(case.limit),
+            f"{case.min_th:g}", f"{case.max_th:g}", f"{case.max_p:g}", *(f"{d:.6g}" for d in case.access_ms)]
+    text = subprocess.run(args, capture_output=True, check=True).stdout.decode("latin-1")
+    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
+    queue_line = re.search(r"queue (\d+) (\d+)", text)
+    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
+    if len(flows) != case.n_flows or queue_line is None or qmean is None:
+        raise AqmlabError(f"ns-2 output for {case.name} seed {seed} is incomplete: {len(flows)} flow lines")
+    arrivals, drops = (int(x) for x in queue_line.groups())
+    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
+               float(qmean.group(1)), sum(int(r) for _, _, _, r in flows))
+
+
+def profile_scenario(case: ProfileCase, seed: int, **tcp: Any) -> dict[str, Any]:
+    """A profile case in aqmlab: `profile = "ns2"` flows (`tcp` adds or overrides keys) and the same
+    queue: ns-2's RED (`variant = "ns2"`, gentle, wait, mark_p at its ns-2 default) or drop-tail with
+    ns-2's `queue-limit` mapped by `droptail_limit`."""
+    if case.queue == "red":
+        queue = {"kind": "red", "variant": "ns2", "limit": case.limit, "min_th": case.min_th, "max_th": case.max_th,
+                 "max_p": case.max_p, "weight": 0.002, "gentle": True, "mean_packet_size": "1000B", "ecn": case.ecn}
+    else:
+        queue = {"kind": "droptail", "limit": droptail_limit(case.limit)}
+    base = {"kind": "tcp", "profile": "ns2", "variant": "sack" if case.agent == "sack1" else "reno", "ecn": case.ecn,
+            "start_jitter": "1s", **tcp}
+    return {
+        "run": {"duration": f"{case.duration_s:g}s", "warmup": f"{case.warmup_s:g}s", "seed": seed},
+        "topology": {"bottleneck": {"rate": f"{case.bottleneck_mbps * 1e6:.0f}bps", "delay": f"{case.bottleneck_ms:g}ms"},
+                     "access": {"rate": "100000000bps", "delay": "0ms"}},
+        "queue": queue,
+        "flows": [{**base, "access_delay": f"{d:g}ms"} for d in case.access_ms],
+        "output": {},
+    }
+
+
+def run_aqmlab_profile(case: ProfileCase, seed: int, **tcp: Any) -> Run:
+    """A profile case in aqmlab. Timeouts are counted as ns-2's `nrexmit_` counts them: without those
+    in an ECN-reduced window (`ecn_window_timeouts`, reported with `ecn_style = "ns2"`)."""
+    res = aqmlab.run(profile_scenario(case, seed, **tcp))
+    flows = res.flows.sort_values("id")
+    q = res.queues.iloc[0]
+    timeouts = int(flows["timeouts"].sum())
+    if "ecn_window_timeouts" in flows:
+        timeouts -= int(flows["ecn_window_timeouts"].fillna(0).sum())
+    return Run(flows["app_goodput_bps"].to_numpy(dtype=float), timeouts, q["drops"] / q["arrivals"],
+               float(q["mean_len_packets"]), int(flows["retransmits"].sum()))
+
+
+def compare_profile(name: str, seeds: tuple[int, ...] = SEEDS, **tcp: Any) -> Comparison:
+    """A profile case in both simulators over `seeds`."""
+    case = PROFILE_CASES[name]
+    ours = Summary.of(case, [run_aqmlab_profile(case, s, **tcp) for s in seeds])
+    theirs = Summary.of(case, [run_ns2_profile(case, s) for s in seeds])
+    return Comparison(f"{name}/ns2-profile", ours, theirs, {"all": case.n_flows})
+
+
 def main() -> None:
     print(f"aqmlab / ns-2.35, means over seeds {', '.join(map(str, SEEDS))}\n")
     print(markdown_table([compare(e, q) for e, q in CASES] + [compare_pi()]))
+    print("\nns-2 at its defaults against `profile = \"ns2\"`:\n")
+    print(profile_markdown_table([compare_profile(n) for n in PROFILE_CASES]))
 
 
 if __name__ == "__main__":

@@ -410,6 +410,10 @@ pub struct FlowParams {
     /// ssthresh a whole number of segments, as ns-2 stores it (default false; true in the ns2 profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integer_ssthresh: Option<bool>,
+    /// Halve the window in use at every timeout, a repeated one included (ns-2; default false,
+    /// true in the ns2 profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halve_at_every_timeout: Option<bool>,
     /// RFC 5681 §4.1: restart from min(IW, cwnd) after sending nothing for longer than the RTO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,

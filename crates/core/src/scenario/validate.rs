@@ -503,7 +503,7 @@ const TCP_KEYS: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "rto_formula", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "halve_at_every_timeout", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
 ];
@@ -512,7 +512,7 @@ const HTTP_ALLOWED: &[&str] = &[
     "profile", "variant", "congestion_control", "ledbat_variant", "ledbat_target", "ledbat_gain", "ledbat_base_history",
     "ledbat_noise_filter", "ledbat_slow_start", "ledbat_min_cwnd", "ledbat_allowed_increase", "recovery", "limited_transmit", "count_acked_segments", "hystart", "rack_tlp", "fast_retransmit_guard", "rtt_hint", "mss", "header_bytes", "ack_bytes",
     "initial_window", "max_window", "delayed_ack", "min_rto", "rto_formula", "initial_rto", "max_rto", "timer_granularity",
-    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
+    "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "halve_at_every_timeout", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
 ];
@@ -691,6 +691,10 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
     if integer_ssthresh {
         f.integer_ssthresh = Some(true);
     }
+    let halve_at_every_timeout = f.halve_at_every_timeout.unwrap_or(d.halve_at_every_timeout);
+    if halve_at_every_timeout {
+        f.halve_at_every_timeout = Some(true);
+    }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(d.restart_after_idle);
     let restart_timer_on_fast_retransmit = *f.restart_timer_on_fast_retransmit.get_or_insert(d.restart_timer_on_fast_retransmit);
     if f.keep_sack_after_timeout == Some(true) && variant != TcpVariant::Sack {
@@ -770,6 +774,7 @@ fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
         rack_tlp,
         ecn_style,
         integer_ssthresh,
+        halve_at_every_timeout,
         transfer_bytes,
     })
 }

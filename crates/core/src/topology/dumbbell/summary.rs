@@ -10,6 +10,7 @@ use crate::qdisc::Qdisc;
 use crate::scenario::schema::Direction;
 use crate::scenario::{FlowKind, Scenario};
 use crate::topology::app_latency::AppLatency;
+use crate::transport::tcp::EcnStyle;
 use serde_json::value::RawValue;
 
 impl<'s> World<'s> {
@@ -43,11 +44,7 @@ impl<'s> World<'s> {
             let (kind, retransmits, timeouts, extra) = match &f.endpoint {
                 Endpoint::Tcp { sender, receiver, .. } => {
                     let (st, before) = (sender.stats(), &c.sender_at_warmup);
-                    (
-                        "tcp",
-                        st.retransmits - before.retransmits,
-                        st.timeouts - before.timeouts,
-                        serde_json::json!({
+                    let mut extra = serde_json::json!({
                             "fast_retransmits": st.fast_retransmits - before.fast_retransmits,
                             "tlp_probes": st.tlp_probes - before.tlp_probes,
                             "rack_losses": st.rack_losses - before.rack_losses,
@@ -59,8 +56,17 @@ impl<'s> World<'s> {
                             "completion_s": c.completed_at.map(|t| (t.0 - spec.start.0) as f64 * 1e-9),
                             "timeout_wait_s": (st.timeout_wait_ns - before.timeout_wait_ns) as f64 * 1e-9,
                             "mean_cwnd_segments": (sender.cwnd_integral(end) - c.cwnd_integral_at_warmup) / (span_s * 1e9),
-                        }),
-                    )
+                        });
+                    // Only for ns-2's ECN reaction, whose timeouts in an ECN-reduced window ns-2 does
+                    // not count (`nrexmit_`); other flows' summaries stay as they were.
+                    let ns2_ecn = match spec.kind {
+                        FlowKind::Tcp(k) => sc.tcp_configs[k].ecn && sc.tcp_configs[k].ecn_style == EcnStyle::Ns2,
+                        _ => false,
+                    };
+                    if ns2_ecn {
+                        extra["ecn_window_timeouts"] = (st.ecn_window_timeouts - before.ecn_window_timeouts).into();
+                    }
+                    ("tcp", st.retransmits - before.retransmits, st.timeouts - before.timeouts, extra)
                 }
                 Endpoint::Udp { .. } => (
                     if matches!(spec.kind, FlowKind::UdpCbr { .. }) { "udp-cbr" } else { "udp-poisson" },

@@ -242,6 +242,12 @@ pub struct TcpConfig {
     /// unrounded half (ns-2's `cwnd_ = halfwin`, which `dupwnd_ = 0` leaves in place). Off:
     /// ssthresh is the real-valued half (RFC 5681 (4)). On in the `ns2` profile.
     pub integer_ssthresh: bool,
+    /// Every retransmission timeout sets ssthresh to half the window in use, min(cwnd, receiver
+    /// window), a repeated timeout of the same segment included, as ns-2.35's `TcpAgent::timeout`
+    /// does (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)` each time; after the first
+    /// timeout's cwnd = 1 that is ssthresh 2). Off: FlightSize halved, and a repeated timeout keeps
+    /// ssthresh (RFC 5681 §3.1's note on eq. (4)). On in the `ns2` profile.
+    pub halve_at_every_timeout: bool,
     /// Finite transfer of this many payload bytes; `None` = long-lived bulk sender.
     pub transfer_bytes: Option<u64>,
 }
@@ -294,6 +300,7 @@ impl Default for TcpConfig {
             rack_tlp: false,
             ecn_style: EcnStyle::Rfc3168,
             integer_ssthresh: false,
+            halve_at_every_timeout: false,
             transfer_bytes: None,
         }
     }

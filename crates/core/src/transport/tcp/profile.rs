@@ -100,6 +100,7 @@ impl TcpProfile {
                 timer_granularity: Dur::from_millis(10), // tcpTick_ 0.01
                 dupack_threshold: 3,              // numdupacks_ 3
                 integer_ssthresh: true,           // int ssthresh_ (tcp.h); slowdown() truncates
+                halve_at_every_timeout: true,     // TcpAgent::timeout: slowdown(CLOSE_SSTHRESH_HALF|..) every time
                 ecn_style: EcnStyle::Ns2,         // with ecn_ 1: TcpAgent::ecn, slowdown, dupack_action, timeout
                 ecn_retransmit_ect: true,         // with ecn_ 1: TcpAgent::output sets ect on every packet
                 ..base

@@ -14,7 +14,8 @@
 //!   outstanding, but at most cwnd without Reno/NewReno's duplicate-ACK inflation (in their fast
 //!   recovery, ssthresh). RFC 5681's literal `snd_max − snd_una` counts segments the receiver
 //!   already holds after inflation and after go-back-N; ns-2, ns-3 and Linux halve the window.
-//!   A second timeout of the same segment keeps ssthresh (RFC 5681 §3.1's note on eq. (4)).
+//!   A second timeout of the same segment keeps ssthresh (RFC 5681 §3.1's note on eq. (4)), unless
+//!   `halve_at_every_timeout` (ns-2's `TcpAgent::timeout`: half of min(cwnd, window) every time).
 //! * Tahoe on three duplicate ACKs sets cwnd = 1, goes back to `snd_una` and restarts the
 //!   retransmission timer (4.3BSD-Tahoe, ns-2's Tahoe).
 //! * NewReno leaves recovery on the full ACK with cwnd = ssthresh (RFC 6582 §3.2 step 3, option 2;
@@ -989,9 +990,16 @@ impl TcpSender {
         let ecn_window = self.ns2_ecn(cfg) && self.last_cut == LastCut::Ecn && self.snd_una < bound;
         if ecn_window {
             self.stats.ecn_window_timeouts += 1;
-        } else if self.rtt.backoff() == 0 {
-            // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note).
-            let window = if self.reno_board.is_some() { self.ns3_timeout_window(cfg) } else { self.reduction_window(cfg, false) };
+        } else if self.rtt.backoff() == 0 || cfg.halve_at_every_timeout {
+            // RFC 5681 (4); a repeated timeout of the same segment keeps ssthresh (§3.1 note),
+            // unless `halve_at_every_timeout` (ns-2: half of min(cwnd, window_) every time).
+            let window = if self.reno_board.is_some() {
+                self.ns3_timeout_window(cfg)
+            } else if cfg.halve_at_every_timeout {
+                self.uninflated_cwnd(cfg).min(f64::from(cfg.max_window))
+            } else {
+                self.reduction_window(cfg, false)
+            };
             let ssthresh = self.cc.loss_ssthresh(window);
             self.store_ssthresh(cfg, ssthresh);
         }

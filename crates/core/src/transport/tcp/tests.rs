@@ -1469,3 +1469,15 @@ fn ns2_ecn_style_reacts_to_echoes_as_ns2_tcp_does() {
     assert_eq!((seqs(&out), s.cwnd(), s.ssthresh()), (vec![12], 1.0, 2.0));
     assert_eq!(s.stats().ecn_window_timeouts, 2);
 }
+
+#[test]
+fn halve_at_every_timeout_takes_a_repeated_timeout_to_ssthresh_2_as_ns2() {
+    // ns-2's TcpAgent::timeout halves min(cwnd, window_) each time: 10 → 5, then cwnd 1 → 2.
+    let c = TcpConfig { initial_window: 10, halve_at_every_timeout: true, ..cfg(TcpVariant::NewReno) };
+    let (mut s, _) = started(&c);
+    let mut out = Vec::new();
+    s.on_timer(&c, s.next_wakeup().unwrap(), &mut out);
+    assert_eq!(s.ssthresh(), 5.0);
+    s.on_timer(&c, s.next_wakeup().unwrap(), &mut out);
+    assert_eq!((s.ssthresh(), s.stats().timeouts), (2.0, 2));
+}
