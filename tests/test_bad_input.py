@@ -113,6 +113,27 @@ CASES = {
     "fq_cobalt: set ways not dividing the queues": (
         (RED_QUEUE, 'kind = "fq_cobalt"\nflows = 100\nset_associative_hash = true'),
         ["queue.set_ways", "must divide flows (100)", "got 8"]),
+    # A list where a table belongs was read field by field: this ran 4 s with seed 7.
+    "run given as a list": (('[run]\nduration = "4s"\nwarmup = "1s"\nseed = 7\n', 'run = ["4s", "1s", 7]\n'),
+                            ["run", "line 1", "wrong type: array", "expected a table with keys duration, warmup, seed"]),
+    "number where a table goes": (('access = { rate = "100Mbps", delay = "1ms" }', "access = 5"),
+                                  ["topology.access", "line 8", "wrong type: integer `5`", "expected a table with keys rate, delay"]),
+    "bin as long as the run": (('packet_size = "500B"', 'packet_size = "500B"\n\n[output]\nbin = "4s"'),
+                               ["output.bin", "line 29", "4s gives 1 time-series row over run.duration 4s", "at least 2",
+                                "at most 2s"]),
+    "bin longer than the run": (('packet_size = "500B"', 'packet_size = "500B"\n\n[output]\nbin = "5s"'),
+                                ["output.bin", "line 29", "0 time-series rows", "at most 2s"]),
+    "rate above 1 Tb/s": (('"10Mbps"', '"1e30Tbps"'), ["topology.bottleneck.rate", "line 7", "1e30Tbps",
+                                                      "above the largest allowed, 1Tbps"]),
+    "mean packet size beyond an IP packet": (("weight = 0.002", 'weight = 0.002\nmean_packet_size = "1e300B"'),
+                                             ["queue.mean_packet_size", "line 17", "must be in 1B..=65535B"]),
+    "negative class": (('start_jitter = "500ms"', 'start_jitter = "500ms"\nclass = -1'),
+                       ["flows[0].class", "line 22", "must be in 0..=255, got -1"]),
+    "negative sfq depth": ((RED_QUEUE, 'kind = "sfq"\ndepth = -1'), ["queue.depth", "line 12", "must be in 1..=127, got -1"]),
+    "negative drr buckets": ((RED_QUEUE, 'kind = "drr"\nbuckets = -1'),
+                             ["queue.buckets", "line 12", "must be in 0..=1048576, got -1"]),
+    "duplicate [queue]": (('packet_size = "500B"', 'packet_size = "500B"\n\n[queue]\nkind = "codel"'),
+                          ["queue", "line 28", "duplicate table [queue]"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),
@@ -334,3 +355,27 @@ def test_other_base_exceptions_are_not_reported_as_internal_errors(
     monkeypatch.setattr(sys, "argv", ["aqmlab", "run", str(small_scenario), "--out", str(tmp_path / "res"), "--quiet"])
     with pytest.raises(SomethingElse):
         cli.main()
+
+
+def test_messages_name_no_rust_type(tmp_path: Path) -> None:
+    # Was "expected struct TopologyParams".
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text("topology = 5\n" + SMALL_TCP.replace('[topology]\nbottleneck = { rate = "10Mbps", delay = "10ms" }\n'
+                                                             'access = { rate = "100Mbps", delay = "1ms" }\n', ""))
+    proc = run_cli("validate", str(scenario))
+    check_one_line_error(proc, ["topology", "line 1", "expected a table with keys kind, bottleneck, access"])
+    assert "struct" not in proc.stderr and "Params" not in proc.stderr
+
+
+@pytest.mark.parametrize("scenario, fragments", [
+    ({"run": ["1s", "0s", 7]}, ["run: wrong type: array, expected a table with keys duration, warmup, seed"]),
+    ({"run": {"duration": "1s"}, "flows": [["tcp", 2]]}, ["flows[0]: wrong type: array, expected a table"]),
+])
+def test_a_list_where_a_table_belongs_is_refused_from_python(scenario: dict, fragments: list[str]) -> None:
+    import aqmlab
+
+    scenario = {"topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [{"kind": "tcp"}], **scenario}
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(scenario)
+    assert all(f in str(e.value) for f in fragments), str(e.value)
+
