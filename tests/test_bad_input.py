@@ -379,3 +379,40 @@ def test_a_list_where_a_table_belongs_is_refused_from_python(scenario: dict, fra
         aqmlab.validate(scenario)
     assert all(f in str(e.value) for f in fragments), str(e.value)
 
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize("text", [
+    '{"run": ' + "[" * DEEP + "]" * DEEP + "}",
+    JSON_SCENARIO % (', "x": ' + '{"a": ' * 5000 + "1" + "}" * 5000),
+    '{"run": ' + "[" * 900 + "]" * 900 + "}",  # deep enough for the copy and the dump, not for the parser
+])
+def test_deeply_nested_json_is_one_line(tmp_path: Path, text: str) -> None:
+    # Each was a RecursionError traceback.
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    check_one_line_error(run_cli("validate", str(path)), ["deep.json", "nested more than 32 levels deep"])
+
+
+def test_deeply_nested_set_value_and_dict_are_one_line(small_scenario: Path) -> None:
+    import aqmlab
+
+    deep = "[" * 3000 + "]" * 3000
+    check_one_line_error(run_cli("validate", str(small_scenario), "--set", f"run.seed={deep}"),
+                         ["--set", "run.seed", "nested more than 32 levels deep"])
+    value: list = []
+    for _ in range(5000):
+        value = [value]
+    with pytest.raises(aqmlab.ScenarioError, match=r"^run\.x(\[0\])+: nested more than 32 levels deep"):
+        aqmlab.validate({"run": {"duration": "1s", "x": value}})
+
+
+@pytest.mark.parametrize("name, fragments", [
+    ("a" * 300, ["--out", "is 300 bytes long", "at most 226 bytes"]),
+    ("a" * 300 + "/x", ["--out", "is 300 bytes long", "at most 255 bytes"]),
+])
+def test_output_name_too_long_is_one_line(small_scenario: Path, tmp_path: Path, name: str, fragments: list[str]) -> None:
+    # Was an OSError (File name too long) traceback.
+    check_one_line_error(run_cli("run", str(small_scenario), "--out", str(tmp_path / name)), fragments)
+    assert list(tmp_path.iterdir()) == [small_scenario]

@@ -99,7 +99,10 @@ def _parse_sets(ctx, param, values: tuple[str, ...]) -> list[tuple[str, Any]]:
         if not eq or not key.strip():
             raise click.BadParameter(f"{item!r}: write KEY=VALUE with a key path, e.g. queue.kind=fq_codel or "
                                      f"flows[0].count=8")
-        out.append((key.strip(), _set_value(value)))
+        try:
+            out.append((key.strip(), _set_value(value)))
+        except RecursionError:  # Python's TOML reader recurses per level of nesting
+            raise click.BadParameter(f"{key.strip()}: {api._TOO_DEEP}") from None
     return out
 
 
