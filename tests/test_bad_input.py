@@ -416,3 +416,20 @@ def test_output_name_too_long_is_one_line(small_scenario: Path, tmp_path: Path, 
     # Was an OSError (File name too long) traceback.
     check_one_line_error(run_cli("run", str(small_scenario), "--out", str(tmp_path / name)), fragments)
     assert list(tmp_path.iterdir()) == [small_scenario]
+
+
+def test_a_run_of_gigabytes_is_announced_with_its_estimate(tmp_path: Path) -> None:
+    # 1,000,000 flows on 10 Mb/s ran silently, took 3 GB and wrote a 762 MB summary.json.
+    from aqmlab import api
+
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(SMALL_TCP.replace("count = 4", "count = 1000000"))
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    warning = proc.stderr.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith("aqmlab: warning: 1,000,001 flows: this run needs about 3.1 GB"), warning
+    assert "summary.json of about 760 MB" in warning[0]
+    small = run_cli("validate", str(scenario), "--set", "flows[0].count=4")
+    assert small.returncode == 0 and small.stderr == "", small.stderr
+    f = api.footprint({"flows": [{"kind": "tcp", "count": 100_000}, {"kind": "udp-cbr"}]})
+    assert f == {"flows": 100_001, "memory_bytes": 310_002_000, "summary_bytes": 76_000_520}

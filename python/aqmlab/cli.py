@@ -181,7 +181,11 @@ def run(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, see
         out_arg = _default_out(path) if out is None else out
         check_output_dir(out_arg)
         out = Path(out_arg)
-        total_s = api.seconds(api.validate(source)["run"]["duration"])
+        filled = api.validate(source)
+        warning = api.footprint_warning(filled)
+        if warning:
+            click.echo(f"aqmlab: warning: {warning}", err=True)
+        total_s = api.seconds(filled["run"]["duration"])
         bar = tqdm(total=round(total_s, 3), unit="sim-s", delay=2.0, disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} simulated s [{elapsed}<{remaining}]")
 
@@ -232,7 +236,11 @@ def live(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, se
         path, source = _scenario_source(scenario, sets)
         out_arg = _default_out(path, "live-") if out is None else out
         check_output_dir(out_arg)
-        total_s = api.seconds(api.validate(source)["run"]["duration"])
+        filled = api.validate(source)
+        warning = api.footprint_warning(filled)
+        if warning:
+            click.echo(f"aqmlab: warning: {warning}", err=True)
+        total_s = api.seconds(filled["run"]["duration"])
         bar = tqdm(total=round(total_s, 1), unit="s", disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s live")
 
@@ -416,6 +424,9 @@ def validate(scenario: Path, sets: list[tuple[str, Any]], show: bool) -> None:
     else:
         n = sum(int(f.get("count", 1)) for f in filled["flows"])
         click.echo(f"{path}: ok ({n} flows, queue {filled['queue']['kind']})")
+        warning = api.footprint_warning(filled)
+        if warning:
+            click.echo(f"aqmlab: warning: {warning}", err=True)
 
 
 @cli.command()
