@@ -465,8 +465,10 @@ rate = "1Mbps"
             ("chardonnay", "mean_packet_size"), ("chablis", "mean_packet_size"), ("aecn", "mean_packet_size"),
             ("fred", "mean_packet_size"), ("rem", "mean_packet_size"), ("pie", "mean_pkt_size"),
         ] {
+            let e = error_of(&with_queue(kind, &format!("{key} = \"65536B\"")));
+            assert_eq!(e, format!("queue.{key} (line 11): must be in 1B..=65535B (the largest IP packet), got 65536B"), "{kind}");
             let e = error_of(&with_queue(kind, &format!("{key} = \"1e300B\"")));
-            assert_eq!(e, format!("queue.{key} (line 11): must be in 1B..=65535B (the largest IP packet), got 18446744073709551615B"), "{kind}");
+            assert_eq!(e, format!("queue.{key} (line 11): size \"1e300B\" is too large; allowed: at most 1000000GB (10^15 bytes)"), "{kind}");
             assert!(parse_toml(&with_queue(kind, &format!("{key} = \"65535B\""))).is_ok(), "{kind}");
         }
         let e = error_of(&with_queue("cbt", "classes = [{ name = \"a\", max_th = 5, mean_packet_size = \"1e300B\" }]"));

@@ -285,9 +285,16 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
     }
 }
 
-/// Parses a size such as `"1500B"` or `"150KB"`.
+/// Largest size accepted, bytes (10^15, a petabyte): every size a scenario means is far below it,
+/// and `"1e300B"` was silently 2^64 − 1 bytes.
+pub const MAX_SIZE_BYTES: f64 = 1e15;
+
+/// Parses a size such as `"1500B"` or `"150KB"`, at most [`MAX_SIZE_BYTES`].
 pub fn parse_size(s: &str) -> Result<u64, String> {
     match parse_with(s, SIZE_UNITS) {
+        Some(b) if b > MAX_SIZE_BYTES => {
+            Err(format!("size \"{s}\" is too large; allowed: at most 1000000GB (10^15 bytes)"))
+        }
         Some(b) if b >= 0.0 && b.is_finite() => Ok(b.round() as u64),
         Some(_) => Err(format!("size must be non-negative, got \"{s}\"")),
         None => Err(format!(
