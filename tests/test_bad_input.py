@@ -435,3 +435,13 @@ def test_a_run_of_gigabytes_is_announced_with_its_estimate(tmp_path: Path) -> No
     assert small.returncode == 0 and small.stderr == "", small.stderr
     f = api.footprint({"flows": [{"kind": "tcp", "count": 100_000}, {"kind": "udp-cbr"}]})
     assert f == {"flows": 100_001, "memory_bytes": 310_002_000, "summary_bytes": 76_000_520}
+
+
+def test_scenario_name_too_long_for_the_default_results_directory(tmp_path: Path) -> None:
+    # The default --out is results/<file name>; a name too long for it is not a bad --out the user wrote.
+    named = tmp_path / ("b" * 240 + ".toml")
+    named.write_text(SMALL_TCP)
+    work = tmp_path / "work"
+    work.mkdir()
+    check_one_line_error(run_cli("run", str(named), cwd=work), ["too long to name the default results directory", "--out"])
+    assert list(work.iterdir()) == []

@@ -40,6 +40,11 @@ def _default_out(source: Path, prefix: str = "") -> Path:
         shown = os.fsencode(source.name).decode("utf-8", "backslashreplace")
         _fail(f"{shown}: the file name is not valid UTF-8, so it cannot name the default results directory "
               f"results/{prefix}<file name>; give one with --out")
+    from .output import STAGING_NAME_EXTRA
+
+    if len(os.fsencode(name)) > 255 - STAGING_NAME_EXTRA:
+        _fail(f"{source.name[:24]}...: the file name is too long to name the default results directory "
+              f"results/{prefix}<file name>; give one with --out")
     return Path("results") / name
 
 
@@ -178,10 +183,13 @@ def run(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, see
 
     with _user_facing_errors():
         path, source = _scenario_source(scenario, sets)
+        # Without --out the results directory is named after the scenario: read that first, so that
+        # a scenario name the system cannot look up is reported as such, not as a bad --out.
+        filled = api.validate(source) if out is None else None
         out_arg = _default_out(path) if out is None else out
         check_output_dir(out_arg)
         out = Path(out_arg)
-        filled = api.validate(source)
+        filled = filled or api.validate(source)
         warning = api.footprint_warning(filled)
         if warning:
             click.echo(f"aqmlab: warning: {warning}", err=True)
