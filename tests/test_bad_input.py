@@ -113,6 +113,29 @@ CASES = {
     "fq_cobalt: set ways not dividing the queues": (
         (RED_QUEUE, 'kind = "fq_cobalt"\nflows = 100\nset_associative_hash = true'),
         ["queue.set_ways", "must divide flows (100)", "got 8"]),
+    # A list where a table belongs was read field by field: this ran 4 s with seed 7.
+    "run given as a list": (('[run]\nduration = "4s"\nwarmup = "1s"\nseed = 7\n', 'run = ["4s", "1s", 7]\n'),
+                            ["run", "line 1", "wrong type: array", "expected a table with keys duration, warmup, seed"]),
+    "number where a table goes": (('access = { rate = "100Mbps", delay = "1ms" }', "access = 5"),
+                                  ["topology.access", "line 8", "wrong type: integer `5`", "expected a table with keys rate, delay"]),
+    "bin as long as the run": (('packet_size = "500B"', 'packet_size = "500B"\n\n[output]\nbin = "4s"'),
+                               ["output.bin", "line 29", "4s gives 1 time-series row over run.duration 4s", "at least 2",
+                                "at most 2s"]),
+    "bin longer than the run": (('packet_size = "500B"', 'packet_size = "500B"\n\n[output]\nbin = "5s"'),
+                                ["output.bin", "line 29", "0 time-series rows", "at most 2s"]),
+    "rate above 1 Tb/s": (('"10Mbps"', '"1e30Tbps"'), ["topology.bottleneck.rate", "line 7", "1e30Tbps",
+                                                      "above the largest allowed, 1Tbps"]),
+    "mean packet size beyond an IP packet": (("weight = 0.002", 'weight = 0.002\nmean_packet_size = "100000B"'),
+                                             ["queue.mean_packet_size", "line 17", "must be in 1B..=65535B", "100000B"]),
+    "size beyond a petabyte": (("weight = 0.002", 'weight = 0.002\nmean_packet_size = "1e300B"'),
+                               ["queue.mean_packet_size", "line 17", '"1e300B" is too large', "at most 1000000GB"]),
+    "negative class": (('start_jitter = "500ms"', 'start_jitter = "500ms"\nclass = -1'),
+                       ["flows[0].class", "line 22", "must be in 0..=255, got -1"]),
+    "negative sfq depth": ((RED_QUEUE, 'kind = "sfq"\ndepth = -1'), ["queue.depth", "line 12", "must be in 1..=127, got -1"]),
+    "negative drr buckets": ((RED_QUEUE, 'kind = "drr"\nbuckets = -1'),
+                             ["queue.buckets", "line 12", "must be in 0..=1048576, got -1"]),
+    "duplicate [queue]": (('packet_size = "500B"', 'packet_size = "500B"\n\n[queue]\nkind = "codel"'),
+                          ["queue", "line 28", "duplicate table [queue]"]),
     "http: unknown start_mode": (
         ('kind = "tcp"', 'kind = "http"\nstart_mode = "warm"'),
         ["flows[0].start_mode", "line 20", "warm", "stationary", "synchronized"]),
@@ -334,3 +357,91 @@ def test_other_base_exceptions_are_not_reported_as_internal_errors(
     monkeypatch.setattr(sys, "argv", ["aqmlab", "run", str(small_scenario), "--out", str(tmp_path / "res"), "--quiet"])
     with pytest.raises(SomethingElse):
         cli.main()
+
+
+def test_messages_name_no_rust_type(tmp_path: Path) -> None:
+    # Was "expected struct TopologyParams".
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text("topology = 5\n" + SMALL_TCP.replace('[topology]\nbottleneck = { rate = "10Mbps", delay = "10ms" }\n'
+                                                             'access = { rate = "100Mbps", delay = "1ms" }\n', ""))
+    proc = run_cli("validate", str(scenario))
+    check_one_line_error(proc, ["topology", "line 1", "expected a table with keys kind, bottleneck, access"])
+    assert "struct" not in proc.stderr and "Params" not in proc.stderr
+
+
+@pytest.mark.parametrize("scenario, fragments", [
+    ({"run": ["1s", "0s", 7]}, ["run: wrong type: array, expected a table with keys duration, warmup, seed"]),
+    ({"run": {"duration": "1s"}, "flows": [["tcp", 2]]}, ["flows[0]: wrong type: array, expected a table"]),
+])
+def test_a_list_where_a_table_belongs_is_refused_from_python(scenario: dict, fragments: list[str]) -> None:
+    import aqmlab
+
+    scenario = {"topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [{"kind": "tcp"}], **scenario}
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(scenario)
+    assert all(f in str(e.value) for f in fragments), str(e.value)
+
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize("text", [
+    '{"run": ' + "[" * DEEP + "]" * DEEP + "}",
+    JSON_SCENARIO % (', "x": ' + '{"a": ' * 5000 + "1" + "}" * 5000),
+    '{"run": ' + "[" * 900 + "]" * 900 + "}",  # deep enough for the copy and the dump, not for the parser
+])
+def test_deeply_nested_json_is_one_line(tmp_path: Path, text: str) -> None:
+    # Each was a RecursionError traceback.
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    check_one_line_error(run_cli("validate", str(path)), ["deep.json", "nested more than 32 levels deep"])
+
+
+def test_deeply_nested_set_value_and_dict_are_one_line(small_scenario: Path) -> None:
+    import aqmlab
+
+    deep = "[" * 3000 + "]" * 3000
+    check_one_line_error(run_cli("validate", str(small_scenario), "--set", f"run.seed={deep}"),
+                         ["--set", "run.seed", "nested more than 32 levels deep"])
+    value: list = []
+    for _ in range(5000):
+        value = [value]
+    with pytest.raises(aqmlab.ScenarioError, match=r"^run\.x(\[0\])+: nested more than 32 levels deep"):
+        aqmlab.validate({"run": {"duration": "1s", "x": value}})
+
+
+@pytest.mark.parametrize("name, fragments", [
+    ("a" * 300, ["--out", "is 300 bytes long", "at most 226 bytes"]),
+    ("a" * 300 + "/x", ["--out", "is 300 bytes long", "at most 255 bytes"]),
+])
+def test_output_name_too_long_is_one_line(small_scenario: Path, tmp_path: Path, name: str, fragments: list[str]) -> None:
+    # Was an OSError (File name too long) traceback.
+    check_one_line_error(run_cli("run", str(small_scenario), "--out", str(tmp_path / name)), fragments)
+    assert list(tmp_path.iterdir()) == [small_scenario]
+
+
+def test_a_run_of_gigabytes_is_announced_with_its_estimate(tmp_path: Path) -> None:
+    # 1,000,000 flows on 10 Mb/s ran silently, took 3 GB and wrote a 762 MB summary.json.
+    from aqmlab import api
+
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(SMALL_TCP.replace("count = 4", "count = 1000000"))
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    warning = proc.stderr.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith("aqmlab: warning: 1,000,001 flows: this run needs about 3.1 GB"), warning
+    assert "summary.json of about 760 MB" in warning[0]
+    small = run_cli("validate", str(scenario), "--set", "flows[0].count=4")
+    assert small.returncode == 0 and small.stderr == "", small.stderr
+    f = api.footprint({"flows": [{"kind": "tcp", "count": 100_000}, {"kind": "udp-cbr"}]})
+    assert f == {"flows": 100_001, "memory_bytes": 310_002_000, "summary_bytes": 76_000_520}
+
+
+def test_scenario_name_too_long_for_the_default_results_directory(tmp_path: Path) -> None:
+    # The default --out is results/<file name>; a name too long for it is not a bad --out the user wrote.
+    named = tmp_path / ("b" * 240 + ".toml")
+    named.write_text(SMALL_TCP)
+    work = tmp_path / "work"
+    work.mkdir()
+    check_one_line_error(run_cli("run", str(named), cwd=work), ["too long to name the default results directory", "--out"])
+    assert list(work.iterdir()) == []

@@ -7,6 +7,8 @@ The expected numbers are transcribed from the ns-3 AQM Evaluation Suite's exampl
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,7 +16,7 @@ import pytest
 import aqmlab
 from aqmlab import api
 from aqmlab.library import builtin_names, builtin_path, builtin_summary
-from aqmlab.suite import CASES, RTT_FAIRNESS_D_MS, _shorten, aqm_queue, select_cases
+from aqmlab.suite import AQMS, CASES, RTT_FAIRNESS_D_MS, _shorten, aqm_queue, select_cases
 
 from conftest import run_cli
 from test_bad_input import check_one_line_error
@@ -233,3 +235,33 @@ def test_cli_quick_run_writes_plots_and_report(tmp_path) -> None:
 ])
 def test_bad_cli_input_is_one_line(args: list[str], fragments: list[str]) -> None:
     check_one_line_error(run_cli("suite", *args), fragments)
+
+
+@pytest.mark.parametrize("doc", ["usage.md", "rfc7928.md"])
+def test_docs_give_the_number_of_aqms_the_suite_runs(doc: str) -> None:
+    # Both said "7 AQMs" after nlred made it 8.
+    text = (Path(__file__).parent.parent / "docs" / doc).read_text()
+    counts = [int(n) for line in text.splitlines() if line.startswith("aqmlab suite rfc7928")
+              for n in re.findall(r"(\d+) AQMs", line)]
+    assert counts and set(counts) == {len(AQMS)}, counts
+
+
+def test_suite_flow_plot_does_not_claim_a_warm_up(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The suite's per-flow plot said "after warm-up"; its scenarios have none (warmup = "0s").
+    import matplotlib.pyplot as plt
+
+    from aqmlab.suite_report import write_case_plots
+
+    assert {api.validate(builtin_path(c.builtin))["run"]["warmup"] for c in CASES} == {"0ns"}
+    drawn = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (drawn.append(fig), close(fig)))
+    case = CASES[0]
+    table = pd.DataFrame([{"scenario": case.name, "aqm": "fifo", "run.seed": s, "run_id": f"r{s}",
+                           "queue_mean_sojourn_s": 0.01 * s, "goodput_bps": 1e6 * s} for s in (1, 2, 3)])
+    flows = pd.DataFrame([{"scenario": case.name, "aqm": "fifo", "run.seed": s, "run_id": f"r{s}", "flow": 0,
+                           "kind": "tcp", "goodput_bps": 1e6 * s} for s in (1, 2, 3)])
+    write_case_plots(table, flows, case, tmp_path)
+    labels = [fig.axes[0].get_ylabel() for fig in drawn]
+    assert "goodput per flow over the whole run (no warm-up) (Mb/s)" in labels, labels
+    assert not any("warm-up (Mb/s)" in label and "no warm-up" not in label for label in labels), labels

@@ -200,6 +200,20 @@ BAD = {
 }
 
 
+def test_swept_key_in_a_table_the_base_lacks_is_named(tmp_path: Path) -> None:
+    # Was "the run with ... is not a valid scenario: queue.kind: missing": the swept key went unnamed.
+    (tmp_path / "tiny.toml").write_text(TINY_BASE.replace(RED_QUEUE_TABLE, ""))
+    path = tmp_path / "grid.toml"
+    path.write_text('base = "tiny.toml"\n\n[sweep]\n"queue.max_p" = [0.05, 0.2]\n')
+    check_one_line_error(run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+                         ['[sweep] "queue.max_p"', "has no [queue] table", "only max_p", "queue.kind: missing",
+                          "grid.toml"])
+    assert not (tmp_path / "out").exists()
+
+
+RED_QUEUE_TABLE = TINY_BASE[TINY_BASE.index("[queue]"):TINY_BASE.index("[[flows]]")]
+
+
 @pytest.mark.parametrize("case", list(BAD))
 def test_bad_sweep_is_one_clear_line_and_writes_nothing(case: str, tmp_path: Path) -> None:
     line, fragments = BAD[case]

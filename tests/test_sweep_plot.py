@@ -15,7 +15,7 @@ import pytest
 
 from aqmlab.sweep import FLOW_TABLE_FILE, load_sweep
 from aqmlab.sweep_flow_plot import FLOW_PLOT_FILE, flow_boxes
-from aqmlab.sweep_plot import MAX_LEGEND, PLOT_FILE, configurations, covariance_ellipse, plot_delay_goodput
+from aqmlab.sweep_plot import MAX_LEGEND, PLOT_FILE, configurations, covariance_ellipse, min_span, plot_delay_goodput
 from conftest import run_cli
 from test_sweep import TINY_BASE
 
@@ -101,6 +101,25 @@ def test_plot_of_a_table_with_gaps_or_many_configurations_is_drawn(n_configs: in
     plot_delay_goodput(table, ["queue.max_p", "run.seed"], tmp_path / PLOT_FILE)
     assert (tmp_path / PLOT_FILE).read_bytes().startswith(PNG_MAGIC)
     assert [p.name for p in tmp_path.iterdir()] == [PLOT_FILE]
+
+
+def test_near_equal_runs_are_drawn_on_axes_of_a_sensible_span(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # RFC 7928's `unresponsive` case: four AQMs at the link rate within 0.0005 Mb/s filled the whole
+    # goodput axis, so rounding looked like a spread.
+    import matplotlib.pyplot as plt
+
+    drawn = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (drawn.append(fig), close(fig)))
+    rows = [{"aqm": aqm, "run.seed": s, "queue_mean_sojourn_s": 0.1 + i * 1e-6, "goodput_bps": 9.9995e6 + i * 1e2}
+            for i, aqm in enumerate(["fifo", "red", "codel", "pie"]) for s in (1, 2, 3)]
+    plot_delay_goodput(pd.DataFrame(rows), ["aqm", "run.seed"], tmp_path / PLOT_FILE)
+    ax = drawn[0].axes[0]
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert x0 > x1, "the delay axis stays inverted"
+    assert y1 - y0 == pytest.approx(1.0, rel=1e-3) and y0 < 9.9995 < 9.9998 < y1
+    assert x0 - x1 == pytest.approx(10.0, rel=1e-3)
+    assert min_span(0.0, 10.0) is None and min_span(0.0, 1e-4) == (-0.005 + 5e-5, 0.005 + 5e-5)
 
 
 # ---- delay_goodput.png from a real sweep ----

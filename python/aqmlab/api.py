@@ -40,13 +40,20 @@ def default_scenario_path() -> Path:
 
 _INT_RANGE = (-(2**63), 2**64 - 1)  # what the core's 64-bit integer keys can hold
 _SEED_MAX = 2**64 - 1
+#: Deepest nesting of tables and lists a scenario may have. No key nests more than a few levels
+#: (``queue.classes[0].tags[0]`` is 4); far deeper input ended in a RecursionError traceback.
+MAX_NESTING = 32
+_TOO_DEEP = (f"nested more than {MAX_NESTING} levels deep; no scenario key takes values nested "
+             f"that deeply (the deepest, e.g. queue.classes[0].tags[0], are 4 levels)")
 
 
-def _plain(value: Any, path: str) -> Any:
+def _plain(value: Any, path: str, depth: int = 0) -> Any:
     """A deep copy of a scenario value with only JSON types: numpy scalars and arrays become
     Python numbers, bools and lists, tuples become lists, keys set to None are left out. Anything
     else, a NaN or infinity, or an integer that no key can hold, is a ScenarioError naming the key
     path."""
+    if depth > MAX_NESTING and isinstance(value, (Mapping, list, tuple, np.ndarray)):
+        raise ScenarioError(f"{path or 'scenario'}: {_TOO_DEEP}")
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
@@ -54,12 +61,12 @@ def _plain(value: Any, path: str) -> Any:
                 raise ScenarioError(f"{path or 'scenario'}: keys must be strings, got {k!r}")
             # null is "the default", as in `validate --show` output (TOML, having no null, omits the key).
             if v is not None:
-                out[k] = _plain(v, f"{path}.{k}" if path else k)
+                out[k] = _plain(v, f"{path}.{k}" if path else k, depth + 1)
         return out
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [_plain(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, np.generic):
         value = value.item()  # np.int64 → int, np.float64 → float, np.bool_ → bool, np.str_ → str
     if isinstance(value, bool) or value is None or isinstance(value, str):
@@ -135,6 +142,8 @@ def load_scenario(scenario: ScenarioLike, *, seed: int | None = None) -> tuple[s
             raise ScenarioError(f"{path}: not valid JSON: line {e.lineno} column {e.colno}: {e.msg}") from None
         except _JsonValueError as e:
             raise ScenarioError(f"{path}: not valid JSON: {e}") from None
+        except RecursionError:
+            raise ScenarioError(f"{path}: {_TOO_DEEP}") from None
         if not isinstance(data, dict):
             raise ScenarioError(f"{path}: a JSON scenario must be an object with the scenario's tables, got {type(data).__name__}")
         try:
@@ -210,6 +219,8 @@ def _parse_toml(text: str, source: Any) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{source}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ScenarioError(f"{source}: {_TOO_DEEP}") from None
 
 
 def _set_seed(data: dict[str, Any], seed: int) -> None:
@@ -227,6 +238,43 @@ def _naming_the_file(scenario: ScenarioLike) -> Iterator[None]:
         if isinstance(scenario, Mapping) or str(e).startswith(str(scenario)):
             raise
         raise ScenarioError(f"{scenario}: {e}") from None
+
+
+#: Memory and summary.json bytes per flow, measured with 100,000 flows on a 10 Mb/s link
+#: (2026-12-07, ``/usr/bin/time -f %M``): TCP 3.1 kB of memory and 760 B of summary per flow,
+#: UDP 2.0 kB and 520 B. A million TCP flows take about 3 GB and write a 760 MB summary.json.
+FLOW_FOOTPRINT = {"tcp": (3_100, 760), "http": (3_100, 760), "other": (2_000, 520)}
+#: From this estimated memory on, `aqmlab run` and `aqmlab validate` warn before running.
+WARN_MEMORY_BYTES = 1_000_000_000
+
+
+def footprint(filled: Mapping[str, Any]) -> dict[str, int]:
+    """Rough size of a run of the validated scenario `filled` (:func:`validate`'s result): its flows,
+    the memory they take (bytes) and the size of its summary.json (bytes), from :data:`FLOW_FOOTPRINT`.
+    The fixed part (Python, the time series) is left out: this is what grows with the flow count."""
+    flows = memory = summary = 0
+    for group in filled.get("flows", []):
+        n = int(group.get("count", 1))
+        per_memory, per_summary = FLOW_FOOTPRINT.get(group.get("kind"), FLOW_FOOTPRINT["other"])
+        flows += n
+        memory += n * per_memory
+        summary += n * per_summary
+    return {"flows": flows, "memory_bytes": memory, "summary_bytes": summary}
+
+
+def footprint_warning(filled: Mapping[str, Any]) -> str | None:
+    """A one-line warning when the run is estimated to need :data:`WARN_MEMORY_BYTES` or more, else None."""
+    f = footprint(filled)
+    if f["memory_bytes"] < WARN_MEMORY_BYTES:
+        return None
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        of = f" (this machine has {physical / 1e9:.0f} GB)"
+    except (ValueError, OSError, AttributeError):
+        of = ""
+    return (f"{f['flows']:,} flows: this run needs about {f['memory_bytes'] / 1e9:.1f} GB of memory{of} and writes "
+            f"a summary.json of about {f['summary_bytes'] / 1e6:,.0f} MB (per-flow results); "
+            f"use fewer flows unless you mean it (docs/scenarios.md, [[flows]] count)")
 
 
 def seconds(echoed: str) -> float:

@@ -40,6 +40,11 @@ def _default_out(source: Path, prefix: str = "") -> Path:
         shown = os.fsencode(source.name).decode("utf-8", "backslashreplace")
         _fail(f"{shown}: the file name is not valid UTF-8, so it cannot name the default results directory "
               f"results/{prefix}<file name>; give one with --out")
+    from .output import STAGING_NAME_EXTRA
+
+    if len(os.fsencode(name)) > 255 - STAGING_NAME_EXTRA:
+        _fail(f"{source.name[:24]}...: the file name is too long to name the default results directory "
+              f"results/{prefix}<file name>; give one with --out")
     return Path("results") / name
 
 
@@ -99,7 +104,10 @@ def _parse_sets(ctx, param, values: tuple[str, ...]) -> list[tuple[str, Any]]:
         if not eq or not key.strip():
             raise click.BadParameter(f"{item!r}: write KEY=VALUE with a key path, e.g. queue.kind=fq_codel or "
                                      f"flows[0].count=8")
-        out.append((key.strip(), _set_value(value)))
+        try:
+            out.append((key.strip(), _set_value(value)))
+        except RecursionError:  # Python's TOML reader recurses per level of nesting
+            raise click.BadParameter(f"{key.strip()}: {api._TOO_DEEP}") from None
     return out
 
 
@@ -175,10 +183,17 @@ def run(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, see
 
     with _user_facing_errors():
         path, source = _scenario_source(scenario, sets)
+        # Without --out the results directory is named after the scenario: read that first, so that
+        # a scenario name the system cannot look up is reported as such, not as a bad --out.
+        filled = api.validate(source) if out is None else None
         out_arg = _default_out(path) if out is None else out
         check_output_dir(out_arg)
         out = Path(out_arg)
-        total_s = api.seconds(api.validate(source)["run"]["duration"])
+        filled = filled or api.validate(source)
+        warning = api.footprint_warning(filled)
+        if warning:
+            click.echo(f"aqmlab: warning: {warning}", err=True)
+        total_s = api.seconds(filled["run"]["duration"])
         bar = tqdm(total=round(total_s, 3), unit="sim-s", delay=2.0, disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} simulated s [{elapsed}<{remaining}]")
 
@@ -231,7 +246,11 @@ def live(scenario: Path | None, sets: list[tuple[str, Any]], out: str | None, se
         path, source = _scenario_source(scenario, sets)
         out_arg = _default_out(path, "live-") if out is None else out
         check_output_dir(out_arg)
-        total_s = api.seconds(api.validate(source)["run"]["duration"])
+        filled = api.validate(source)
+        warning = api.footprint_warning(filled)
+        if warning:
+            click.echo(f"aqmlab: warning: {warning}", err=True)
+        total_s = api.seconds(filled["run"]["duration"])
         bar = tqdm(total=round(total_s, 1), unit="s", disable=quiet, leave=False,
                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s live")
 
@@ -417,6 +436,9 @@ def validate(scenario: Path, sets: list[tuple[str, Any]], show: bool) -> None:
     else:
         n = sum(int(f.get("count", 1)) for f in filled["flows"])
         click.echo(f"{path}: ok ({n} flows, queue {filled['queue']['kind']})")
+        warning = api.footprint_warning(filled)
+        if warning:
+            click.echo(f"aqmlab: warning: {warning}", err=True)
 
 
 @cli.command()

@@ -65,6 +65,33 @@ def _clean_stale(out: Path) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
 
 
+#: Bytes the hidden staging directory beside the target adds to its name:
+#: ``.<name>.partial-<pid>-<8 random>`` (the ``.old-`` one is shorter).
+STAGING_NAME_EXTRA = len(".") + len(".partial-") + 10 + len("-") + 8
+
+
+def _refuse_long_names(out: Path) -> None:
+    """Refuses a path with a name longer than the filesystem takes (a 300-character --out was an
+    OSError traceback), counting for the last name the staging directory's additions."""
+    probe = Path(os.path.abspath(out))
+    while not os.path.isdir(probe) and probe.parent != probe:  # os.path: a too-long name is just "no"
+        probe = probe.parent
+    try:
+        name_max = os.pathconf(probe, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    parts = out.parts
+    for i, part in enumerate(parts):
+        size = len(os.fsencode(part))
+        limit = name_max - STAGING_NAME_EXTRA if i == len(parts) - 1 else name_max
+        if size > limit:
+            shown = part if len(part) <= 24 else f"{part[:12]}...{part[-8:]}"
+            what = (f"at most {limit} bytes are allowed for the results directory's own name (the filesystem "
+                    f"takes {name_max}; its staging directory adds {STAGING_NAME_EXTRA})"
+                    if i == len(parts) - 1 else f"the filesystem takes names of at most {name_max} bytes")
+            raise SimulationError(f"--out: the name {shown} is {size} bytes long; {what}")
+
+
 def refuse_unsafe_location(out_arg: str | os.PathLike, example: str = "results/my") -> Path:
     """Refuses an output directory named empty, not in UTF-8, the filesystem root, or the current
     directory or one of its parents (every command that writes results checks this first)."""
@@ -79,6 +106,7 @@ def refuse_unsafe_location(out_arg: str | os.PathLike, example: str = "results/m
         raise SimulationError(f"--out {shown}: the path is not valid UTF-8; results directories must have "
                               f"UTF-8 names") from None
     out = Path(out_arg)
+    _refuse_long_names(out)
     resolved = out.resolve()
     if resolved.parent == resolved:
         raise SimulationError(f"--out {out}: is the filesystem root; give a directory below it, such as {example}")

@@ -42,7 +42,8 @@ def write_case_plots(table: pd.DataFrame, flows: pd.DataFrame | None, case: Case
     plot_delay_goodput(rows, _CASE_KEYS, where / PLOT_FILE,
                        heading=f"RFC 7928 §{case.section}: {case.name} (ns-3 suite: {case.ns3_name})")
     if flows is not None and len(flows):
-        plot_flow_goodput(flows[flows["scenario"] == case.name], _CASE_KEYS, where / FLOW_PLOT_FILE)
+        plot_flow_goodput(flows[flows["scenario"] == case.name], _CASE_KEYS, where / FLOW_PLOT_FILE,
+                          measured="over the whole run (no warm-up)")
 
 
 def case_table(table: pd.DataFrame, flows: pd.DataFrame | None, case: Case, aqms: Sequence[str]) -> pd.DataFrame:

@@ -129,6 +129,20 @@ def _load_base(spec: Any, where: Path | None, source: str) -> dict[str, Any]:
     return api.scenario_dict(path)
 
 
+def _absent_table(base: Mapping[str, Any], tokens: list[str | int]) -> list[str | int] | None:
+    """The key path of the first table on the way to `tokens` that `base` does not have (setting the
+    key creates it), or None when every table on the way exists."""
+    cur: Any = base
+    for i, tok in enumerate(tokens[:-1]):
+        if isinstance(tok, str) and isinstance(cur, Mapping) and tok not in cur:
+            return tokens[:i + 1]
+        try:
+            cur = cur[tok]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return None
+
+
 def load_sweep(sweep: SweepLike) -> Sweep:
     """Reads a sweep file (or a dict with its keys), expands it and validates every run.
 
@@ -191,6 +205,15 @@ def load_sweep(sweep: SweepLike) -> Sweep:
             for key, tokens in zip(keys, paths):
                 if any(str(e).startswith(f"{show_key(tokens[:n])}: unknown") for n in range(1, len(tokens) + 1)):
                     raise ScenarioError(f'{source}: [sweep] "{key}": not a key of the scenario: {e}') from None
+            for key, tokens in zip(keys, paths):
+                # A key in a table the base lacks made that table with the key alone in it, so the
+                # error is about the table (e.g. its kind is missing): name the swept key too.
+                made = _absent_table(base, tokens)
+                if made is not None and str(e).startswith((f"{show_key(made)}.", f"{show_key(made)}:",
+                                                           f"{show_key(made)} (")):
+                    raise ScenarioError(f'{source}: [sweep] "{key}": the base scenario has no [{show_key(made)}] '
+                                        f'table, so sweeping {key} makes one with only {show_key(tokens[len(made):])} '
+                                        f'in it; give [{show_key(made)}] in the base: {e}') from None
             run = SweepRun(index, params, scenario, "")
             raise ScenarioError(f"{source}: the run with {params_text(run)} is not a valid scenario: {e}") from None
         runs.append(SweepRun(index, params, scenario, run_id(scenario)))

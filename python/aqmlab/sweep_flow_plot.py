@@ -42,8 +42,9 @@ def flow_boxes(flows: pd.DataFrame, keys: Sequence[str]) -> list[tuple[str, np.n
     return out
 
 
-def plot_flow_goodput(flows: pd.DataFrame, keys: Sequence[str], path: Path) -> None:
-    """Draws the per-flow goodput boxes of a sweep's per-flow table into a PNG at ``path``, atomically."""
+def plot_flow_goodput(flows: pd.DataFrame, keys: Sequence[str], path: Path, *, measured: str = "after warm-up") -> None:
+    """Draws the per-flow goodput boxes of a sweep's per-flow table into a PNG at ``path``, atomically.
+    ``measured`` says over what time the goodputs are (``aqmlab suite``'s scenarios have no warm-up)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -61,7 +62,7 @@ def plot_flow_goodput(flows: pd.DataFrame, keys: Sequence[str], path: Path) -> N
         ax.bxp(stats, showfliers=False, showmeans=True, meanprops={"marker": "o", "markersize": 3})
         labelled = 6 < len(boxes) <= MAX_LABELLED_BOXES  # a few labels fit side by side; numbers always do
         ax.tick_params(axis="x", labelrotation=90 if labelled else 0, labelsize="small")
-    ax.set_ylabel("goodput per flow after warm-up (Mb/s)")
+    ax.set_ylabel(f"goodput per flow {measured} (Mb/s)")
     runs = flows["run_id"].nunique() if "run_id" in flows else 0
     title = (f"per-flow goodput, {len(flows):,} flows of {runs} runs (seeds pooled)\n"
              "box: quartiles, whiskers 5th–95th percentile, line median, dot mean")

@@ -28,8 +28,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Ellipse", "covariance_ellipse", "configurations", "plot_delay_goodput", "PLOT_FILE", "MAX_LEGEND",
-           "MIN_ELLIPSE_RUNS", "SEED_KEY"]
+__all__ = ["Ellipse", "covariance_ellipse", "configurations", "min_span", "plot_delay_goodput", "PLOT_FILE",
+           "MAX_LEGEND", "MIN_ELLIPSE_RUNS", "MIN_SPAN_ABS", "MIN_SPAN_FRACTION", "SEED_KEY"]
 
 PLOT_FILE = "delay_goodput.png"
 #: The swept key whose values are repetitions of one configuration, not configurations.
@@ -38,6 +38,10 @@ SEED_KEY = "run.seed"
 MIN_ELLIPSE_RUNS = 3
 #: Above this many configurations the graph has no legend (the colours could not be told apart).
 MAX_LEGEND = 20
+#: Each axis spans at least this fraction of its largest value ...
+MIN_SPAN_FRACTION = 0.1
+#: ... and at least this much (ms or Mb/s), so near-equal runs are not magnified into a spread.
+MIN_SPAN_ABS = 0.01
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,25 @@ def configurations(table: pd.DataFrame, keys: Sequence[str]) -> list[tuple[str, 
     return [(label, table[labels == label]) for label in dict.fromkeys(labels)]
 
 
+def min_span(lo: float, hi: float) -> tuple[float, float] | None:
+    """Axis limits around [lo, hi] spanning at least :data:`MIN_SPAN_FRACTION` of the larger magnitude
+    (and :data:`MIN_SPAN_ABS`), centred on the data; None when the span is already that wide.
+
+    Without it, runs that agree to a few kb/s (the RFC 7928 ``unresponsive`` case: every AQM at the
+    link rate) were spread over an axis 0.0005 Mb/s tall, and differences of rounding looked large.
+
+    >>> min_span(10.0, 10.0)
+    (9.5, 10.5)
+    >>> min_span(0.0, 10.0) is None
+    True
+    """
+    need = max(MIN_SPAN_FRACTION * max(abs(lo), abs(hi)), MIN_SPAN_ABS)
+    if hi - lo >= need:
+        return None
+    mid = (lo + hi) / 2
+    return mid - need / 2, mid + need / 2
+
+
 def plot_delay_goodput(table: pd.DataFrame, keys: Sequence[str], path: Path, *, heading: str | None = None) -> None:
     """Draws the delay–goodput graph of a sweep table into a PNG at ``path``, atomically (a hidden
     file beside it, renamed). Rows without a delay or goodput (a run with no packets) are left out.
@@ -109,6 +132,10 @@ def plot_delay_goodput(table: pd.DataFrame, keys: Sequence[str], path: Path, *, 
             ax.add_patch(EllipsePatch(e.center, e.width, e.height, angle=e.angle_deg, facecolor=colour, alpha=0.15,
                                       edgecolor=colour, lw=1.2, zorder=2))
             ax.plot(*e.center, marker="x", color=colour, ms=8, zorder=4)
+    for get, set_ in ((ax.get_xlim, ax.set_xlim), (ax.get_ylim, ax.set_ylim)):
+        widened = min_span(*get())
+        if widened is not None:
+            set_(*widened)
     ax.invert_xaxis()  # RFC 7928 §2.7: less delay to the right, so better is up-right
     ax.set_xlabel("queueing delay: mean sojourn at the bottleneck (ms)")
     ax.set_ylabel("goodput (Mb/s)")

@@ -42,6 +42,15 @@ pub fn join(parent: &str, key: &str) -> String {
     if parent.is_empty() { key.to_string() } else { format!("{parent}.{key}") }
 }
 
+/// Largest mean packet size a discipline takes (`mean_packet_size`, `mean_pkt_size`): the largest
+/// IP packet (a 16-bit total length). `"1e300B"` was accepted and made every byte-mode average zero.
+pub const MAX_MEAN_PACKET_BYTES: u64 = 65535;
+
+/// The message for a mean packet size outside `1..=MAX_MEAN_PACKET_BYTES` bytes.
+pub fn mean_packet_size_error(path: String, bytes: u64) -> ConfigError {
+    ConfigError::new(path, format!("must be in 1B..={MAX_MEAN_PACKET_BYTES}B (the largest IP packet), got {bytes}B"))
+}
+
 /// Checks that the integer at `parent.key` lies in `lo..=hi`, naming the range when it does not.
 pub fn check_range(parent: &str, key: &str, value: u64, lo: u64, hi: u64) -> ConfigResult<()> {
     if (lo..=hi).contains(&value) {

@@ -216,8 +216,8 @@ impl AecnParams {
                 ),
             ));
         }
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(key("mean_packet_size"), self.mean_packet_size.0));
         }
         if self.variant == RedVariant::Altq && self.wait == Some(true) {
             return Err(ConfigError::new(

@@ -213,7 +213,7 @@ pub struct CakeParams {
     #[serde(default = "default_set_ways")]
     pub set_ways: u32,
     /// Salt of the flow and host hashes.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::units::int_in::<_, _, 0, 4294967295>")]
     pub perturbation: u32,
 }
 

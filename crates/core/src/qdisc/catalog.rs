@@ -146,7 +146,7 @@ fn thesis_entries() -> Value {
             "kind": "droptail",
             "aliases": ["fifo", "pfifo"],
             "summary": "drop-tail FIFO: drop the arrival when the buffer is full",
-            "source": "Parris 2001 Fig. 3.4; specs/seed000-cbt-algorithms.md §2.1",
+            "source": "Parris 2001 Fig. 3.4; docs/cbt.md",
             "params": defaults::<DropTailParams>(std::convert::identity),
             "docs": {"limit": "packets (integer), bytes (\"150KB\") or \"none\""},
         },
@@ -154,7 +154,7 @@ fn thesis_entries() -> Value {
             "kind": "drop-front",
             "aliases": ["drop_front"],
             "summary": "drop-front on full: discard the head packet, queue the arrival",
-            "source": "Parris 2001 Sec. III.2.1; Lakshman et al. 1996; specs/seed000-cbt-algorithms.md §2.1",
+            "source": "Parris 2001 Sec. III.2.1; Lakshman et al. 1996; docs/cbt.md",
             "params": defaults::<DropFrontParams>(std::convert::identity),
             "docs": {"limit": "packets (integer) or bytes (\"150KB\")"},
         },
@@ -162,7 +162,7 @@ fn thesis_entries() -> Value {
             "kind": "early-random-drop",
             "aliases": ["early_random_drop"],
             "summary": "Early Random Drop: drop arrivals with fixed probability while the instantaneous queue exceeds a threshold",
-            "source": "Hashem 1989; Parris 2001 Sec. III.2.1; specs/seed000-cbt-algorithms.md §2.1",
+            "source": "Hashem 1989; Parris 2001 Sec. III.2.1; docs/cbt.md",
             "params": defaults::<EarlyRandomDropParams>(std::convert::identity),
             "docs": {
                 "limit": "buffer limit: packets, bytes or \"none\"",
@@ -174,7 +174,7 @@ fn thesis_entries() -> Value {
             "kind": "random-drop",
             "aliases": ["random_drop"],
             "summary": "random drop on full: evict a uniformly chosen queued packet, always queue the arrival",
-            "source": "Morris 1999 Sec. 5.2; Mankin 1990; specs/seed004-fpq.md §3.2",
+            "source": "Morris 1999 Sec. 5.2; Mankin 1990; docs/fpq.md",
             "params": defaults::<RandomDropParams>(std::convert::identity),
             "docs": {"limit": "packets (integer) or bytes (\"150KB\")"},
         },
@@ -182,7 +182,7 @@ fn thesis_entries() -> Value {
             "kind": "red",
             "aliases": [],
             "summary": "Random Early Detection with count-spaced early drops and idle-time decay; adaptive = true is Adaptive RED (max_p steered towards a target band)",
-            "source": "Floyd & Jacobson 1993; Parris 2001 Figs. 3.6-3.10; ALTQ altq_red.c; ns-2 red.cc; specs/seed000-cbt-algorithms.md §2.2; Adaptive RED: Floyd, Gummadi & Shenker 2001, ns-3 red-queue-disc.cc, Linux red.h; Nonlinear RED: Zhou, Ye & Wu 2006 Sec. 3.1, ns-3 NLRED",
+            "source": "Floyd & Jacobson 1993; Parris 2001 Figs. 3.6-3.10; ALTQ altq_red.c; ns-2 red.cc; Adaptive RED: Floyd, Gummadi & Shenker 2001, ns-3 red-queue-disc.cc, Linux red.h; Nonlinear RED: Zhou, Ye & Wu 2006 Sec. 3.1, ns-3 NLRED; docs/red.md",
             "params": defaults::<RedParams>(red_listed),
             "docs": red_docs(),
         },
@@ -190,7 +190,7 @@ fn thesis_entries() -> Value {
             "kind": "rio",
             "aliases": [],
             "summary": "RED with In and Out: In packets tested on the In occupancy, Out packets on the whole queue",
-            "source": "Clark & Fang 1998; Parris 2001 Sec. III.2.3.3; specs/seed000-cbt-algorithms.md §2.4",
+            "source": "Clark & Fang 1998; Parris 2001 Sec. III.2.3.3; docs/cbt.md",
             "params": defaults::<RioParams>(RioParams::filled),
             "docs": {
                 "limit": "hard limit: packets, bytes or \"none\"",
@@ -208,7 +208,7 @@ fn thesis_entries() -> Value {
             "kind": "fpq",
             "aliases": [],
             "summary": "Flow-Proportional Queuing: RED with max_th = 2q, max_p = l re-set from a bit-vector flow count",
-            "source": "Morris 1999 Ch. 6, Figs. 6.1, 6.2, 6.4, Eq. 6.1; specs/seed004-fpq.md §2.7-2.9, §3.4-3.5; docs/fpq.md",
+            "source": "Morris 1999 Ch. 6, Figs. 6.1, 6.2, 6.4, Eq. 6.1; docs/fpq.md",
             "params": defaults::<FpqParams>(std::convert::identity),
             "docs": {
                 "bdp_pkts": "bandwidth-delay product r of the typical path, packets (configured, not measured)",
@@ -229,7 +229,7 @@ fn thesis_entries() -> Value {
             "kind": "fred",
             "aliases": [],
             "summary": "Flow Random Early Drop: RED average plus per-flow queue caps and strikes; many-flows variant keeps 2 packets per flow above max_th",
-            "source": "Lin & Morris 1997; Parris 2001 Figs. 3.12-3.15, Table 5.1; specs/seed000-cbt-algorithms.md §2.3, §6; specs/seed000-cbt-evaluation.md §4.4",
+            "source": "Lin & Morris 1997; Parris 2001 Figs. 3.12-3.15, Table 5.1; docs/cbt.md",
             "params": defaults::<FredParams>(FredParams::filled),
             "docs": {
                 "limit": "hard buffer limit: packets, bytes or \"none\" (Table 5.1: 240 packets); overflow drops come after FRED's tests",
@@ -250,7 +250,7 @@ fn thesis_entries() -> Value {
             "kind": "cbt",
             "aliases": [],
             "summary": "Class-Based Thresholds: one FIFO, per-class RED on each class's own average (sampled on its own arrivals); min_th = max_th makes a class deterministic; shared limit",
-            "source": "Parris 2001 Ch. IV Figs. 4.2-4.6, Table 5.3, Table B.13; specs/seed000-cbt-algorithms.md §2.7, §6; specs/seed000-cbt-evaluation.md §4.5, §1.4",
+            "source": "Parris 2001 Ch. IV Figs. 4.2-4.6, Table 5.3, Table B.13; docs/cbt.md",
             "params": defaults::<CbtParams>(CbtParams::filled),
             "docs": {
                 "limit": "shared limit on the whole queue: packets, bytes or \"none\" (Table 5.1: 240)",
@@ -278,7 +278,7 @@ fn thesis_entries() -> Value {
             "kind": "cbq",
             "aliases": [],
             "summary": "Class-Based Queueing (link sharing): per-class drop-tail queues, virtual-clock service at share * link rate, two-level tree; excess goes to siblings in a group first, then to borrowing classes, then (work-conserving) to classes with borrow = false",
-            "source": "Floyd & Jacobson 1995; Parris 2001 Figs. 3.17-3.20, Table 5.4 (ALTQ CBQ as the gold standard); specs/seed000-cbt-algorithms.md sec. 2.6; specs/seed000-cbt-evaluation.md sec. 4.6; module docs of qdisc/cbq.rs",
+            "source": "Floyd & Jacobson 1995; Parris 2001 Figs. 3.17-3.20, Table 5.4 (ALTQ CBQ as the gold standard); module docs of qdisc/cbq.rs; docs/cbt.md",
             "params": defaults::<CbqParams>(CbqParams::filled),
             "docs": {
                 "qlimit": "per-class drop-tail limit, packets, >= 1 (default 50: the ALTQ/pf default; the dissertation gives none)",
@@ -301,7 +301,7 @@ fn thesis_entries() -> Value {
             "kind": "chardonnay",
             "aliases": [],
             "summary": "WHITE, dropping: ns-2 RED with the early-drop probability scaled per packet by (R_formula/RTT hint)^alpha (robust) or ^beta (fragile); no per-flow state",
-            "source": "Lee 2002 ch. 3, Figs. 3.1-3.2, eqs. 3.1-3.6, Sec. 5.1 (alpha 0.65, beta 1.40); specs/seed001-white.md §2.1",
+            "source": "Lee 2002 ch. 3, Figs. 3.1-3.2, eqs. 3.1-3.6, Sec. 5.1 (alpha 0.65, beta 1.40); docs/white.md",
             "params": defaults::<WhiteParams>(|p| p.filled(WhiteFlavour::Chardonnay)),
             "docs": white_docs(),
         },
@@ -309,7 +309,7 @@ fn thesis_entries() -> Value {
             "kind": "chablis",
             "aliases": [],
             "summary": "WHITE, marking: as chardonnay but ECN-capable packets are marked CE instead of dropped early (alpha 1.60, beta 1.40)",
-            "source": "Lee 2002 ch. 6, Sec. 6.1; specs/seed001-white.md §2.1.5",
+            "source": "Lee 2002 ch. 6, Sec. 6.1; docs/white.md",
             "params": defaults::<WhiteParams>(|p| p.filled(WhiteFlavour::Chablis)),
             "docs": white_docs(),
         },
@@ -317,7 +317,7 @@ fn thesis_entries() -> Value {
             "kind": "aecn",
             "aliases": [],
             "summary": "Adaptive ECN: RED marking with per-RTT-class max_p (robust / average / fragile by the packet's RTT hint) and mark-front within the class's virtual queue",
-            "source": "Zheng & Kinicki 2002 (ISCC, DOI 10.1109/ISCC.2002.1021773); related work only in Lee 2002 (sec. 2.1.5, Fig. 2.5), no results to reproduce; specs/seed001-white.md sec. 2.6; docs/white.md",
+            "source": "Zheng & Kinicki 2002 (ISCC, DOI 10.1109/ISCC.2002.1021773); related work only in Lee 2002 (sec. 2.1.5, Fig. 2.5), no results to reproduce; docs/white.md",
             "params": defaults::<AecnParams>(AecnParams::filled),
             "docs": {
                 "limit": "hard limit: packets, bytes or \"none\" (ns-2.1b8 limit_: 50)",
@@ -340,7 +340,7 @@ fn thesis_entries() -> Value {
             "kind": "drr",
             "aliases": [],
             "summary": "Deficit Round Robin as ns-2 queue/drr.cc ran it: per-flow (or hashed) bins served round robin with a deficit counter; on overflow drop from the head of the longest bin",
-            "source": "Shreedhar & Varghese 1995; ns-2.1b8 queue/drr.cc; Lee 2002 Sec. 2.1.4, Fig. 2.4; specs/seed001-white.md sec. 2.5; docs/white.md; module docs of qdisc/drr.rs",
+            "source": "Shreedhar & Varghese 1995; ns-2.1b8 queue/drr.cc; Lee 2002 Sec. 2.1.4, Fig. 2.4; docs/white.md; module docs of qdisc/drr.rs",
             "params": defaults::<DrrParams>(std::convert::identity),
             "docs": {
                 "quantum": "bytes added to a bin's deficit when its turn starts (ns-2 quantum_ 250B), >= 1B",
@@ -354,7 +354,7 @@ fn thesis_entries() -> Value {
             "kind": "csfq",
             "aliases": [],
             "summary": "Core-Stateless Fair Queueing with the router as edge and core: per-flow rate labels, drop with probability max(0, 1 - alpha/label), fair share alpha from aggregate arrival and accepted rates; FIFO",
-            "source": "Stoica, Shenker & Zhang 1998 (eq. 3, Fig. 3, Sec. 2.3.1); Lee 2002 Sec. 2.1.3, Fig. 2.3; specs/seed001-white.md sec. 2.4; docs/white.md; module docs of qdisc/csfq.rs",
+            "source": "Stoica, Shenker & Zhang 1998 (eq. 3, Fig. 3, Sec. 2.3.1); Lee 2002 Sec. 2.1.3, Fig. 2.3; docs/white.md; module docs of qdisc/csfq.rs",
             "params": defaults::<CsfqParams>(std::convert::identity),
             "docs": {
                 "limit": "FIFO buffer, packets or bytes, finite (default 50 packets: ns-2's default; the thesis's value is lost)",
@@ -371,7 +371,7 @@ fn thesis_entries() -> Value {
             "kind": "bmre",
             "aliases": [],
             "summary": "BMRE: one FIFO, per-flow state for recently buffered flows (max_nflow slots, expiry 3K after the last buffered packet, random recycling of an empty slot when full), virtual limit vth(N_flow), per-flow drop (q_i/max_th_f)^beta_i with beta adapted to the estimated rate over the fair rate, Fair Drop above fd_th; weighted variant",
-            "source": "Cho 2002 (KAIST MS thesis) Ch. 3, eqs. 3.4-3.6, Appendix, Sec. 4.4; specs/seed003-bmre.md sec. 2; docs/bmre.md; module docs of qdisc/bmre.rs",
+            "source": "Cho 2002 (KAIST MS thesis) Ch. 3, eqs. 3.4-3.6, Appendix, Sec. 4.4; docs/bmre.md; module docs of qdisc/bmre.rs",
             "params": defaults::<BmreParams>(BmreParams::filled),
             "docs": {
                 "max_q": "physical buffer (Appendix max_q 320000B); literal test q >= max_q before adding the packet",
@@ -401,7 +401,7 @@ fn thesis_entries() -> Value {
             "kind": "pi",
             "aliases": [],
             "summary": "PI controller AQM as ns-2 Queue/PI runs it: drop with p updated at sample_rate Hz from the instantaneous queue in packets, p += a(q - q_ref) - b(q_old - q_ref), clamped to [0, 1]",
-            "source": "Hollot, Misra, Towsley & Gong 2001; ns-2 queue/pi.cc; Kumar 2003 Secs. 2.5, 5.1; specs/seed002-tsq.md sec. 2.6; docs/tsq.md",
+            "source": "Hollot, Misra, Towsley & Gong 2001; ns-2 queue/pi.cc; Kumar 2003 Secs. 2.5, 5.1; docs/tsq.md",
             "params": defaults::<PiParams>(std::convert::identity),
             "docs": pi_docs(),
         },
@@ -409,7 +409,7 @@ fn thesis_entries() -> Value {
             "kind": "tsq",
             "aliases": [],
             "summary": "Traffic Sensitive QoS over PI: packets with delay hint d (1-16) cut in line at weight t_a + d*t_d/16 and are dropped with p' = p*((l+t_d)/(l+q'))^2",
-            "source": "Kumar 2003 ch. 4, Eqs. 4.1-4.4, Fig. 4.2, Sec. 5.1; specs/seed002-tsq.md secs. 2.2-2.8; docs/tsq.md",
+            "source": "Kumar 2003 ch. 4, Eqs. 4.1-4.4, Fig. 4.2, Sec. 5.1; docs/tsq.md",
             "params": defaults::<TsqParams>(std::convert::identity),
             "docs": tsq_docs(),
         },
@@ -799,6 +799,22 @@ fn fq_pie_docs() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sources_cite_only_files_in_the_repository() {
+        // `aqmlab qdiscs` cited specs/*.md 18 times; no such folder is in the repository.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut cited = 0;
+        for entry in catalog().as_array().unwrap() {
+            let source = entry["source"].as_str().unwrap();
+            assert!(!source.contains("specs/"), "{}: {source}", entry["kind"]);
+            for word in source.split([' ', ';', ',', '(', ')']).filter(|w| w.starts_with("docs/")) {
+                assert!(root.join(word).is_file(), "{}: {word} does not exist", entry["kind"]);
+                cited += 1;
+            }
+        }
+        assert!(cited >= 18, "{cited}");
+    }
 
     #[test]
     fn every_accepted_key_is_a_listed_parameter_or_alias() {

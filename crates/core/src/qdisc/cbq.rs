@@ -155,7 +155,7 @@ pub struct CbqClassParams {
     #[serde(default = "yes")]
     pub borrow: bool,
     /// Per-class queue limit, packets; `None` = the global `qlimit`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::scenario::units::opt_int_in::<_, _, 1, 4294967295>")]
     pub qlimit: Option<u32>,
 }
 
@@ -178,7 +178,7 @@ pub struct CbqGroupParams {
 #[serde(deny_unknown_fields)]
 pub struct CbqParams {
     /// Default per-class queue limit, packets.
-    #[serde(default = "default_qlimit")]
+    #[serde(default = "default_qlimit", deserialize_with = "crate::scenario::units::int_in::<_, _, 1, 4294967295>")]
     pub qlimit: u32,
     /// Cap on a clock's lead over real time after borrowing.
     #[serde(default = "default_max_lead")]
@@ -956,7 +956,9 @@ mod tests {
     #[test]
     fn bad_input_names_the_key() {
         assert!(error("classes = []").starts_with("queue.classes: at least one class"));
-        assert!(error("qlimit = 0").starts_with("queue.qlimit: must be at least 1"));
+        // A qlimit below 1 is refused as it is read (the scenario parser names the key and line).
+        let unreadable = |text: &str| toml::from_str::<CbqParams>(text).unwrap_err().to_string();
+        assert!(unreadable("qlimit = 0").contains("must be in 1..=4294967295, got 0"));
         for bad in ["0", "-0.1", "1.5", "nan"] {
             let m = error(&format!("classes = [{{ name = \"a\", share = {bad} }}]"));
             assert!(m.starts_with("queue.classes[0].share: must be in (0, 1]"), "{m}");
@@ -978,7 +980,7 @@ mod tests {
         let m = error(r#"classes = [{ name = "a", share = 0.3, parent = "g" }]
             groups = [{ name = "g", share = 0.3 }, { name = "g" }]"#);
         assert!(m.starts_with("queue.groups[1].name: \"g\" is already"), "{m}");
-        assert!(error(r#"classes = [{ name = "a", share = 0.5, qlimit = 0 }]"#).starts_with("queue.classes[0].qlimit"));
+        assert!(unreadable(r#"classes = [{ name = "a", share = 0.5, qlimit = 0 }]"#).contains("must be in 1..=4294967295, got 0"));
         let m = error(r#"classes = [{ name = "a", match = "tcp", share = 0.5 }, { name = "a", share = 0.5 }]"#);
         assert!(m.starts_with("queue.classes[1].name: \"a\" is already the name of queue.classes[0]"), "{m}");
         assert!(error(r#"classes = [{ name = "", share = 0.5 }]"#).starts_with("queue.classes[0].name"));

@@ -358,8 +358,8 @@ impl CbtParams {
                     return Err(ConfigError::new(key(k), format!("must be in (0, 1], got {v}")));
                 }
             }
-            if c.mean_packet_size.0 == 0 {
-                return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+            if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&c.mean_packet_size.0) {
+                return Err(crate::error::mean_packet_size_error(key("mean_packet_size"), c.mean_packet_size.0));
             }
             let mean = c.mean_packet_size.0 as f64;
             let drain_rate = match (c.allocation, c.drain_rate) {
@@ -1015,7 +1015,7 @@ mod tests {
                byte_mode = true
                protected_pkts = 4294967295
                classes = [{ name = "a", match = "udp", min_th = 0, max_th = 1e300, weight = 1e-300, max_p = 1e-300, drain_rate = 1e300, mean_packet_size = "1B" },
-                          { name = "b", max_th = 1e-300, weight = 1, max_p = 1, allocation = "1bps", mean_packet_size = "1000000000B" }]"#,
+                          { name = "b", max_th = 1e-300, weight = 1, max_p = 1, allocation = "1bps", mean_packet_size = "65535B" }]"#,
             r#"limit = 1
                variant = "altq"
                idle_rule = "flag"

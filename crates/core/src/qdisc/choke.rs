@@ -68,7 +68,7 @@ pub enum ChokeVictim {
 #[serde(deny_unknown_fields)]
 pub struct ChokeParams {
     /// Packets the queue holds (1000).
-    #[serde(default = "default_limit")]
+    #[serde(default = "default_limit", deserialize_with = "crate::scenario::units::int_in::<_, _, 1, 131071>")]
     pub limit: u32,
     /// Average queue (packets) above which CHOKe draws and RED may drop (83).
     #[serde(default = "default_min_th")]
@@ -134,8 +134,8 @@ impl ChokeParams {
                 return Err(ConfigError::new(key(k), format!("must be in (0, 1], got {v}")));
             }
         }
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(key("mean_packet_size"), self.mean_packet_size.0));
         }
         if self.harddrop && !self.ecn {
             return Err(ConfigError::new(key("harddrop"), "needs ecn = true"));

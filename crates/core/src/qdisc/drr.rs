@@ -89,13 +89,17 @@ pub struct DrrParams {
     /// Packet limit on the whole buffer, or `"none"` (default; ns-2's DRR has none).
     #[serde(default = "default_limit_pkts")]
     pub limit_pkts: Limit,
-    /// Bins: 0 = one per flow (default); n > 0 = `flow mod n` (ns-2 Tcl default 10).
-    #[serde(default)]
+    /// Bins: 0 = one per flow (default); n > 0 = `flow mod n` (ns-2 Tcl default 10), at most
+    /// [`MAX_BUCKETS`] (the bins are allocated up front: 4e9 of them aborted the run out of memory).
+    #[serde(default, deserialize_with = "crate::scenario::units::int_in::<_, _, 0, MAX_BUCKETS>")]
     pub buckets: u32,
     /// `"bytes"` (ns-2, default) or `"packets"`: which bin is the longest on overflow.
     #[serde(default)]
     pub longest: Longest,
 }
+
+/// Most `buckets`: 2^20 bins, about 50 MB allocated at build time.
+pub const MAX_BUCKETS: i64 = 1 << 20;
 
 fn default_quantum() -> Bytes {
     Bytes(250)

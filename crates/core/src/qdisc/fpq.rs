@@ -124,8 +124,8 @@ impl FpqParams {
         if self.variant == RedVariant::Altq && self.wait {
             return Err(ConfigError::new(key("wait"), "does not apply to variant \"altq\"; allowed with documented, ns2"));
         }
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(key("mean_packet_size"), self.mean_packet_size.0));
         }
         let counter = self.counter.validate(&key("counter"))?;
         let mean = self.mean_packet_size.0 as f64;

@@ -51,7 +51,7 @@ pub struct FqCodelParams {
     #[serde(default = "default_quantum")]
     pub quantum: Bytes,
     /// Most packets dropped from the fattest queue on one overflow (64).
-    #[serde(default = "default_drop_batch")]
+    #[serde(default = "default_drop_batch", deserialize_with = "crate::scenario::units::int_in::<_, _, 1, 65536>")]
     pub drop_batch: u32,
     /// Salt of the flow hash: another value maps flows to queues differently.
     #[serde(default)]

@@ -90,7 +90,7 @@ pub struct FqPieParams {
     #[serde(default)]
     pub overflow: FqPieOverflow,
     /// Most packets dropped from the fattest queue on one overflow (64; `fattest` only).
-    #[serde(default = "default_drop_batch")]
+    #[serde(default = "default_drop_batch", deserialize_with = "crate::scenario::units::int_in::<_, _, 1, 65536>")]
     pub drop_batch: u32,
     /// Target queueing delay of each queue (15 ms).
     #[serde(default = "default_target")]

@@ -268,8 +268,8 @@ impl FredParams {
         if self.red_variant == RedVariant::Ns2 {
             return Err(ConfigError::new(key("red_variant"), "ns2 has no FRED; allowed: documented, altq"));
         }
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(key("mean_packet_size"), self.mean_packet_size.0));
         }
         let mean = self.mean_packet_size.0 as f64;
         let cfg = RedConfig {

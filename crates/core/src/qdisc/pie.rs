@@ -197,8 +197,8 @@ impl PieParams {
         if self.dq_threshold.0 == 0 {
             return Err(ConfigError::new(key("dq_threshold"), "must be at least 1 byte, got 0"));
         }
-        if self.mean_pkt_size.0 == 0 {
-            return Err(ConfigError::new(key("mean_pkt_size"), "must be at least 1 byte, got 0"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_pkt_size.0) {
+            return Err(crate::error::mean_packet_size_error(key("mean_pkt_size"), self.mean_pkt_size.0));
         }
         if !(self.mark_ecn_threshold.is_finite() && (0.0..=1.0).contains(&self.mark_ecn_threshold)) {
             return Err(ConfigError::new(
@@ -610,7 +610,7 @@ mod tests {
         assert_eq!(bad(PieParams { t_update: Duration(Dur::ZERO), ..PieParams::default() }), "queue.t_update: must be a positive duration, got 0");
         assert_eq!(bad(PieParams { target: Duration(Dur::ZERO), ..PieParams::default() }), "queue.target: must be a positive duration, got 0");
         assert_eq!(bad(PieParams { dq_threshold: Bytes(0), ..PieParams::default() }), "queue.dq_threshold: must be at least 1 byte, got 0");
-        assert_eq!(bad(PieParams { mean_pkt_size: Bytes(0), ..PieParams::default() }), "queue.mean_pkt_size: must be at least 1 byte, got 0");
+        assert_eq!(bad(PieParams { mean_pkt_size: Bytes(0), ..PieParams::default() }), "queue.mean_pkt_size: must be in 1B..=65535B (the largest IP packet), got 0B");
         assert_eq!(bad(PieParams { mark_ecn_threshold: 1.5, ..PieParams::default() }), "queue.mark_ecn_threshold: must be a probability in [0, 1], got 1.5");
     }
 }

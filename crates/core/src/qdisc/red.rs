@@ -268,8 +268,8 @@ impl RedParams {
     /// Validates and builds the discipline for a link of `link_rate_bps`.
     pub fn validate(&self, path: &str, link_rate_bps: f64) -> ConfigResult<Red> {
         let key = |k: &str| format!("{path}.{k}");
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(key("mean_packet_size"), "must be at least 1B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(key("mean_packet_size"), self.mean_packet_size.0));
         }
         let mean = self.mean_packet_size.0 as f64;
         let drain_rate = link_rate_bps / (8.0 * mean);

@@ -155,8 +155,8 @@ impl RemParams {
         if self.update_interval.0 .0 == 0 {
             return Err(ConfigError::new(join(path, "update_interval"), "must be positive, got 0s"));
         }
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(join(path, "mean_packet_size"), "must be at least 1 byte, got 0B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(join(path, "mean_packet_size"), self.mean_packet_size.0));
         }
         if self.limit < 2 {
             return Err(ConfigError::new(

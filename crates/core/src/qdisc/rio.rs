@@ -120,8 +120,8 @@ impl RioParams {
         if self.variant == RedVariant::Altq && self.wait == Some(true) {
             return Err(ConfigError::new(format!("{path}.wait"), "does not apply to variant \"altq\"; allowed with documented, ns2"));
         }
-        if self.mean_packet_size.0 == 0 {
-            return Err(ConfigError::new(format!("{path}.mean_packet_size"), "must be at least 1B"));
+        if !(1..=crate::error::MAX_MEAN_PACKET_BYTES).contains(&self.mean_packet_size.0) {
+            return Err(crate::error::mean_packet_size_error(format!("{path}.mean_packet_size"), self.mean_packet_size.0));
         }
         let mean = self.mean_packet_size.0 as f64;
         let cfg = |t: &RioThresholds| RedConfig {

@@ -97,7 +97,7 @@ pub struct SfbParams {
     #[serde(default = "default_levels")]
     pub levels: u32,
     /// Bins per level N. Default 16.
-    #[serde(default = "default_bins")]
+    #[serde(default = "default_bins", deserialize_with = "crate::scenario::units::int_in::<_, _, 1, 4096>")]
     pub bins: u32,
     /// Bin occupancy (packets) at or above which the bin's `p_m` rises. Default 20.
     #[serde(default = "default_target")]

@@ -77,7 +77,7 @@ pub struct SfqParams {
     #[serde(default = "default_flows")]
     pub flows: u32,
     /// Packets one slot holds, at most 127 (127).
-    #[serde(default = "default_depth")]
+    #[serde(default = "default_depth", deserialize_with = "crate::scenario::units::int_in::<_, _, 1, 127>")]
     pub depth: u32,
     /// Bytes a slot may send per turn of the round (1514: Linux's Ethernet default).
     #[serde(default = "default_quantum")]

@@ -3,6 +3,7 @@
 pub mod media;
 pub mod parse;
 pub mod schema;
+mod strict;
 pub mod units;
 pub mod validate;
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::schema::ScenarioFile;
+use super::strict::Strict;
 use super::validate::{validate, Scenario};
 use crate::error::{join, ConfigError, ConfigResult};
 
@@ -17,7 +18,7 @@ pub fn parse_toml(text: &str) -> ConfigResult<Scenario> {
 /// relative to `base_dir` (the scenario file's directory), or to the working directory.
 pub fn parse_toml_in(text: &str, base_dir: Option<&Path>) -> ConfigResult<Scenario> {
     let de = toml::de::Deserializer::new(text);
-    let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    let file: ScenarioFile = serde_path_to_error::deserialize(Strict(de)).map_err(|e| {
         let span = e.inner().span();
         let mut err = path_error(e.path().to_string(), e.inner().message());
         if err.message.contains("number too large to fit in target type") {
@@ -37,6 +38,10 @@ pub fn parse_toml_in(text: &str, base_dir: Option<&Path>) -> ConfigResult<Scenar
                 err.message.push_str(&format!("; seeds up to {} can be given with --seed or in a JSON scenario", u64::MAX));
             }
         }
+        if let Some((table, message)) = duplicate_table(e.inner().message()) {
+            err.path = table;
+            err.message = message;
+        }
         // The key's own line beats the span toml reports (often the enclosing table's).
         err.line = locate(text, &err.path).or_else(|| span.map(|s| line_of_offset(text, s.start)));
         err
@@ -55,7 +60,7 @@ pub fn parse_json(text: &str) -> ConfigResult<Scenario> {
 /// [`parse_json`] with relative file names resolved against `base_dir` (see [`parse_toml_in`]).
 pub fn parse_json_in(text: &str, base_dir: Option<&Path>) -> ConfigResult<Scenario> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let file: ScenarioFile = serde_path_to_error::deserialize(&mut de)
+    let file: ScenarioFile = serde_path_to_error::deserialize(Strict(&mut de))
         .map_err(|e| {
             // The position in generated JSON text means nothing to the author of a dict.
             let message = e.inner().to_string();
@@ -63,6 +68,21 @@ pub fn parse_json_in(text: &str, base_dir: Option<&Path>) -> ConfigResult<Scenar
             path_error(e.path().to_string(), &message)
         })?;
     validate(file, base_dir)
+}
+
+/// A second `[queue]` header is, to toml, "invalid table header" with "duplicate key `queue` in
+/// document root" on the next line (which a one-line message loses): (`queue`, "duplicate table
+/// [queue]; ...").
+fn duplicate_table(message: &str) -> Option<(String, String)> {
+    let rest = message.strip_prefix("invalid table header")?;
+    let rest = &rest[rest.find("duplicate key `")? + "duplicate key `".len()..];
+    let (key, rest) = rest.split_once('`')?;
+    let table = match rest.trim().strip_prefix("in table `").and_then(|t| t.split_once('`')) {
+        Some((parent, _)) => format!("{parent}.{key}"),
+        None => key.to_string(),
+    };
+    let message = format!("duplicate table [{table}]; a table is given once, so put all its keys under one [{table}]");
+    Some((table, message))
 }
 
 /// Builds an error from a serde path and message, moving the offending key of "missing field"
@@ -90,14 +110,34 @@ fn path_error(path: String, message: &str) -> ConfigError {
 pub(crate) fn clean_serde_message(m: &str) -> String {
     let first = m.lines().next().unwrap_or("").trim();
     let mut s = first
+        // serde's words for TOML's arrays and tables (JSON's arrays and objects).
+        .replace("invalid type: sequence", "wrong type: array")
+        .replace("invalid type: map", "wrong type: table")
         .replace("invalid type: ", "wrong type: ")
         .replace("data did not match any variant of untagged enum OneOrMany", "expected a value or a list with one value per flow")
         .replace(
             "data did not match any variant of untagged enum DelayedAckParams",
             "expected true, false or a table { count = 2, timeout = \"200ms\" }",
         );
-    // serde names the Rust field type ("expected i64"); a user wrote TOML, so say it in TOML's terms.
-    for rust in ["u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize"] {
+    // serde names the Rust field type ("expected u32"); a user wrote TOML, so say it in TOML's terms,
+    // with the range the key holds: "invalid value: integer `-1`, expected u32" said neither.
+    for (rust, range) in [
+        ("u8", "0..=255"),
+        ("u16", "0..=65535"),
+        ("u32", "0..=4294967295"),
+        ("u64", "0..=18446744073709551615"),
+        ("usize", "0..=18446744073709551615"),
+        ("i8", "-128..=127"),
+        ("i16", "-32768..=32767"),
+        ("i32", "-2147483648..=2147483647"),
+    ] {
+        let tail = format!("`, expected {rust}");
+        if let Some(value) = s.strip_prefix("invalid value: integer `").and_then(|r| r.strip_suffix(tail.as_str())) {
+            return format!("must be an integer in {range}, got {value}");
+        }
+        s = s.replace(&format!("expected {rust}"), &format!("expected an integer in {range}"));
+    }
+    for rust in ["i64", "isize"] {
         s = s.replace(&format!("expected {rust}"), "expected an integer");
     }
     for rust in ["f32", "f64"] {
@@ -310,5 +350,128 @@ rate = "1Mbps"
         assert_eq!(locate(text, "queue.classes[1].max_th"), Some(5));
         assert_eq!(locate(text, "queue.classes[0]"), Some(4));
         assert_eq!(locate(text, "queue.classes[7].max_th"), Some(3), "falls back to the array's key");
+    }
+
+    /// GOOD with its `[queue]` table replaced by `kind` and `extra`.
+    fn with_queue(kind: &str, extra: &str) -> String {
+        GOOD.replace("kind = \"red\"\nmin_th = 5\nmax_th = 15", &format!("kind = \"{kind}\"\n{extra}"))
+    }
+
+    #[test]
+    fn a_list_where_a_table_belongs_is_refused() {
+        // Each was read field by field in declaration order: the first ran 2 s with seed 7.
+        let run = GOOD.replace("[run]\nduration = \"10s\"\nwarmup = \"1s\"\n", "");
+        let e = error_of(&format!("run = [\"2s\", \"0.5s\", 7]\n{run}"));
+        assert_eq!(e, "run (line 1): wrong type: array, expected a table with keys duration, warmup, seed");
+        let e = error_of(&format!("flows = [[\"tcp\", 2]]\n{}", &GOOD[..GOOD.find("[[flows]]").unwrap()]));
+        assert!(e.starts_with("flows[0] (line 1): wrong type: array, expected a table with keys kind, count, direction"), "{e}");
+        let topo = GOOD.replace("[topology]\nbottleneck = { rate = \"10Mbps\", delay = \"20ms\" }\n", "");
+        let e = error_of(&format!("topology = [\"dumbbell\", {{ rate = \"1Mbps\" }}]\n{topo}"));
+        assert!(e.starts_with("topology (line 1): wrong type: array, expected a table with keys kind, bottleneck"), "{e}");
+        let e = error_of(&GOOD.replace("count = 3", "count = 3\ndelayed_ack = [2, \"100ms\"]"));
+        assert!(e.starts_with("flows[0].delayed_ack (line 17): wrong type: array, expected true, false or a table"), "{e}");
+        let e = error_of(&with_queue("cbt", "classes = [[\"a\", 3]]"));
+        assert!(e.starts_with("queue.classes[0] (line 11): wrong type: array, expected a table with keys name"), "{e}");
+        let e = error_of(&GOOD.replace("bottleneck = { rate = \"10Mbps\", delay = \"20ms\" }", "bottleneck = { rate = \"10Mbps\", rate_schedule = [[\"1s\", \"5Mbps\"]] }"));
+        assert!(e.starts_with("topology.bottleneck.rate_schedule[0] (line 7): wrong type: array, expected a table with keys at, rate"), "{e}");
+        let e = parse_json(r#"{"run": ["2s", "0.5s", 7], "topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [{"kind": "tcp"}]}"#).unwrap_err();
+        assert_eq!(e.to_string(), "run: wrong type: array, expected a table with keys duration, warmup, seed");
+        let e = parse_json(r#"{"run": {"duration": "2s"}, "topology": {"bottleneck": {"rate": "1Mbps"}}, "flows": [["tcp", 2]]}"#).unwrap_err();
+        assert!(e.to_string().starts_with("flows[0]: wrong type: array, expected a table"), "{e}");
+        // Tables still read as before, and delayed_ack still takes true, false or a table.
+        assert!(parse_toml(&GOOD.replace("count = 3", "count = 3\ndelayed_ack = { count = 3, timeout = \"100ms\" }")).is_ok());
+        assert!(parse_toml(&GOOD.replace("count = 3", "count = 3\ndelayed_ack = false")).is_ok());
+        let e = error_of(&GOOD.replace("count = 3", "count = 3\ndelayed_ack = { count = \"two\" }"));
+        assert!(e.starts_with("flows[0].delayed_ack.count (line 17): wrong type: string \"two\", expected an integer in 0..=4294967295"), "{e}");
+    }
+
+    #[test]
+    fn messages_name_what_is_expected_not_rust_types() {
+        let topo = GOOD.replace("[topology]\nbottleneck = { rate = \"10Mbps\", delay = \"20ms\" }\n", "");
+        let e = error_of(&format!("topology = 5\n{topo}"));
+        assert_eq!(e, "topology (line 1): wrong type: integer `5`, expected a table with keys kind, bottleneck, access, receiver_access");
+        let e = error_of(&GOOD.replace("count = 3", "count = 3\ndirection = 1"));
+        assert_eq!(e, "flows[0].direction (line 17): expected one of \"forward\", \"reverse\"");
+        for text in [format!("topology = 5\n{topo}"), GOOD.replace("count = 3", "count = 3\ndirection = 1"),
+                     GOOD.replace("[output]", "").replace("kind = \"udp-cbr\"", "kind = \"udp-cbr\"\noutput = 1")] {
+            let e = error_of(&text);
+            assert!(!e.contains("struct ") && !e.contains("enum ") && !e.contains("Params"), "{e}");
+        }
+    }
+
+    #[test]
+    fn integer_keys_name_their_allowed_range() {
+        // All nine said "invalid value: integer `-1`, expected an integer".
+        for (kind, key, range) in [
+            ("cbq", "qlimit", "1..=4294967295"),
+            ("drr", "buckets", "0..=1048576"),
+            ("fq_codel", "drop_batch", "1..=65536"),
+            ("fq_cobalt", "drop_batch", "1..=65536"),
+            ("fq_pie", "drop_batch", "1..=65536"),
+            ("sfb", "bins", "1..=4096"),
+            ("cake", "perturbation", "0..=4294967295"),
+            ("sfq", "depth", "1..=127"),
+            ("choke", "limit", "1..=131071"),
+        ] {
+            let e = error_of(&with_queue(kind, &format!("{key} = -1")));
+            assert_eq!(e, format!("queue.{key} (line 11): must be in {range}, got -1"));
+            let e = error_of(&with_queue(kind, &format!("{key} = 1.5")));
+            assert_eq!(e, format!("queue.{key} (line 11): wrong type: floating point `1.5`, expected an integer in {range}"));
+        }
+        let e = error_of(&with_queue("cbq", "classes = [{ name = \"a\", share = 0.5, qlimit = -1 }]"));
+        assert!(e.starts_with("queue.classes[0].qlimit (line 11): must be in 1..=4294967295, got -1"), "{e}");
+        let e = error_of(&with_queue("drr", "buckets = 4000000000"));
+        assert_eq!(e, "queue.buckets (line 11): must be in 0..=1048576, got 4000000000", "4e9 bins aborted the run out of memory");
+        for class in ["-1", "256"] {
+            let e = error_of(&GOOD.replace("count = 3", &format!("count = 3\nclass = {class}")));
+            assert_eq!(e, format!("flows[0].class (line 17): must be in 0..=255, got {class}"));
+        }
+        // Other integer keys say the range of their type.
+        let e = error_of(&GOOD.replace("count = 3", "count = 3\ninitial_window = -2"));
+        assert_eq!(e, "flows[0].initial_window (line 17): must be an integer in 0..=4294967295, got -2");
+        assert!(parse_toml(&with_queue("sfq", "depth = 127")).is_ok() && parse_toml(&with_queue("drr", "buckets = 0")).is_ok());
+    }
+
+    #[test]
+    fn a_duplicate_table_is_named() {
+        let e = error_of(&format!("{GOOD}\n[queue]\nkind = \"codel\"\n"));
+        assert!(e.starts_with("queue (line 22): duplicate table [queue]; a table is given once"), "{e}");
+        let e = error_of("[topology.bottleneck]\nrate = \"1Mbps\"\n[topology.bottleneck]\nrate = \"2Mbps\"\n");
+        assert!(e.starts_with("topology.bottleneck (line 3): duplicate table [topology.bottleneck]"), "{e}");
+    }
+
+    #[test]
+    fn a_bin_giving_fewer_than_two_rows_is_refused() {
+        // bin = duration gave one row at the end, bin > duration none: an empty plot either way.
+        for (bin, rows) in [("10s", "1 time-series row"), ("60s", "0 time-series rows"), ("5001ms", "1 time-series row")] {
+            let e = error_of(&format!("{GOOD}\n[output]\nbin = \"{bin}\"\n"));
+            assert!(e.starts_with(&format!("output.bin (line 23): {bin} gives {rows} over run.duration 10s; at least 2")), "{e}");
+            assert!(e.ends_with("so the bin must be at most 5s"), "{e}");
+        }
+        assert!(parse_toml(&format!("{GOOD}\n[output]\nbin = \"5s\"\n")).is_ok());
+        // A run shorter than two default bins keeps its summary-only run.
+        assert!(parse_toml(&GOOD.replace("duration = \"10s\"\nwarmup = \"1s\"", "duration = \"150ms\"")).is_ok());
+    }
+
+    #[test]
+    fn rates_and_mean_packet_sizes_have_upper_bounds() {
+        let e = error_of(&GOOD.replace("\"10Mbps\"", "\"1e30Tbps\""));
+        assert!(e.starts_with("topology.bottleneck.rate (line 7): rate \"1e30Tbps\" is above the largest allowed, 1Tbps"), "{e}");
+        assert!(parse_toml(&GOOD.replace("\"10Mbps\"", "\"1Tbps\"")).is_ok());
+        let e = error_of(&GOOD.replace("rate = \"1Mbps\"", "rate = \"2Tbps\""));
+        assert!(e.starts_with("flows[1].rate (line 20): rate \"2Tbps\" is above the largest allowed, 1Tbps"), "{e}");
+        for (kind, key) in [
+            ("red", "mean_packet_size"), ("rio", "mean_packet_size"), ("fpq", "mean_packet_size"), ("choke", "mean_packet_size"),
+            ("chardonnay", "mean_packet_size"), ("chablis", "mean_packet_size"), ("aecn", "mean_packet_size"),
+            ("fred", "mean_packet_size"), ("rem", "mean_packet_size"), ("pie", "mean_pkt_size"),
+        ] {
+            let e = error_of(&with_queue(kind, &format!("{key} = \"65536B\"")));
+            assert_eq!(e, format!("queue.{key} (line 11): must be in 1B..=65535B (the largest IP packet), got 65536B"), "{kind}");
+            let e = error_of(&with_queue(kind, &format!("{key} = \"1e300B\"")));
+            assert_eq!(e, format!("queue.{key} (line 11): size \"1e300B\" is too large; allowed: at most 1000000GB (10^15 bytes)"), "{kind}");
+            assert!(parse_toml(&with_queue(kind, &format!("{key} = \"65535B\""))).is_ok(), "{kind}");
+        }
+        let e = error_of(&with_queue("cbt", "classes = [{ name = \"a\", max_th = 5, mean_packet_size = \"1e300B\" }]"));
+        assert!(e.starts_with("queue.classes[0].mean_packet_size"), "{e}");
     }
 }

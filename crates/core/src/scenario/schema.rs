@@ -175,13 +175,35 @@ impl<'de> Deserialize<'de> for EcnSetting {
 }
 
 /// `delayed_ack = true | false | { count = 2, timeout = "200ms" }`
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
 pub enum DelayedAckParams {
     /// `true`: every 2nd segment, 200 ms timeout; `false`: ACK every segment.
     Switch(bool),
     /// Explicit policy.
     Table(DelayedAckTable),
+}
+
+/// Read by hand rather than `#[serde(untagged)]`: an untagged enum reads its variants from a
+/// buffered copy, where a struct also takes an array (`[2, "100ms"]` was `count = 2`, `timeout =
+/// "100ms"`); here the table goes through the scenario's own reader, which refuses that.
+impl<'de> Deserialize<'de> for DelayedAckParams {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = DelayedAckParams;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false or a table { count = 2, timeout = \"200ms\" }")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<DelayedAckParams, E> {
+                Ok(DelayedAckParams::Switch(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<DelayedAckParams, A::Error> {
+                DelayedAckTable::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(DelayedAckParams::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Explicit delayed-ACK policy.
@@ -275,7 +297,7 @@ pub struct FlowParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_access_delay: Option<OneOrMany<Duration>>,
     /// Traffic class tag carried by the flow's packets (for class-based disciplines).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::units::opt_int_in::<_, _, 0, 255>")]
     pub class: Option<u8>,
     /// Differentiated Services codepoint of the flow's packets, 0-63 (read by `cake`'s tins).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -239,10 +239,20 @@ fn unit_list(units: &[(&str, f64)]) -> String {
 /// overflows simulated time (a `u64` of nanoseconds); at it, a 64 KB packet takes six days.
 pub const MIN_RATE_BPS: f64 = 1.0;
 
-/// Parses a rate such as `"10Mbps"`, at least [`MIN_RATE_BPS`]; the error says what is allowed.
+/// Largest rate accepted, bits per second (1 Tb/s). Simulated time counts whole nanoseconds, and
+/// at 1 Tb/s a 1500-byte packet is on the wire for 12 ns and a 40-byte ACK for 0.32 ns: far above
+/// it every transmission time rounds to nothing. (`"1e30Tbps"` was accepted.)
+pub const MAX_RATE_BPS: f64 = 1e12;
+
+/// Parses a rate such as `"10Mbps"`, from [`MIN_RATE_BPS`] to [`MAX_RATE_BPS`]; the error says
+/// what is allowed.
 pub fn parse_rate(s: &str) -> Result<f64, String> {
     match parse_with(s, RATE_UNITS) {
-        Some(r) if (MIN_RATE_BPS..f64::INFINITY).contains(&r) => Ok(r),
+        Some(r) if (MIN_RATE_BPS..=MAX_RATE_BPS).contains(&r) => Ok(r),
+        Some(r) if r > MAX_RATE_BPS => Err(format!(
+            "rate \"{s}\" is above the largest allowed, 1Tbps (simulated time has 1-ns resolution, so faster \
+             links would send packets in no time)"
+        )),
         Some(r) if r > 0.0 => Err(format!("rate \"{s}\" is below the smallest allowed, 1bps")),
         Some(_) => Err(format!("rate must be positive, got \"{s}\"")),
         None => Err(format!(
@@ -275,9 +285,16 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
     }
 }
 
-/// Parses a size such as `"1500B"` or `"150KB"`.
+/// Largest size accepted, bytes (10^15, a petabyte): every size a scenario means is far below it,
+/// and `"1e300B"` was silently 2^64 − 1 bytes.
+pub const MAX_SIZE_BYTES: f64 = 1e15;
+
+/// Parses a size such as `"1500B"` or `"150KB"`, at most [`MAX_SIZE_BYTES`].
 pub fn parse_size(s: &str) -> Result<u64, String> {
     match parse_with(s, SIZE_UNITS) {
+        Some(b) if b > MAX_SIZE_BYTES => {
+            Err(format!("size \"{s}\" is too large; allowed: at most 1000000GB (10^15 bytes)"))
+        }
         Some(b) if b >= 0.0 && b.is_finite() => Ok(b.round() as u64),
         Some(_) => Err(format!("size must be non-negative, got \"{s}\"")),
         None => Err(format!(
@@ -363,6 +380,49 @@ pub fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
         }
     }
     d.deserialize_any(SeedVisitor).map(Some)
+}
+
+/// Deserializes an integer key whose allowed range is `LO..=HI`: any other integer, including one
+/// the field's type cannot hold (a negative one for an unsigned key), is "must be in LO..=HI, got
+/// V", as [`crate::error::check_range`] says it, and anything else "expected an integer in
+/// LO..=HI". Use as `#[serde(deserialize_with = "int_in::<_, _, 1, 65536>")]`.
+pub fn int_in<'de, D, T, const LO: i64, const HI: i64>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    d.deserialize_any(IntIn::<T, LO, HI>(std::marker::PhantomData))
+}
+
+/// [`int_in`] for an optional key.
+pub fn opt_int_in<'de, D, T, const LO: i64, const HI: i64>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    int_in::<D, T, LO, HI>(d).map(Some)
+}
+
+struct IntIn<T, const LO: i64, const HI: i64>(std::marker::PhantomData<T>);
+
+impl<'de, T: TryFrom<i64>, const LO: i64, const HI: i64> Visitor<'de> for IntIn<T, LO, HI> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "an integer in {LO}..={HI}")
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        if (LO..=HI).contains(&v) {
+            T::try_from(v).map_err(|_| E::custom(format!("must be in {LO}..={HI}, got {v}")))
+        } else {
+            Err(E::custom(format!("must be in {LO}..={HI}, got {v}")))
+        }
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        match i64::try_from(v) {
+            Ok(v) => self.visit_i64(v),
+            Err(_) => Err(E::custom(format!("must be in {LO}..={HI}, got {v}"))),
+        }
+    }
 }
 
 struct LimitVisitor;

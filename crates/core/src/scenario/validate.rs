@@ -454,7 +454,7 @@ pub fn queue_spec(table: Option<&toml::Table>, path: &str, default: QueueSpec) -
         None => return err(join(path, "kind"), format!("missing; allowed: {}", QDISC_KINDS.join(", "))),
     };
     fn params<T: serde::de::DeserializeOwned>(rest: toml::Table, path: &str) -> ConfigResult<T> {
-        serde_path_to_error::deserialize(toml::Value::Table(rest)).map_err(|e| {
+        serde_path_to_error::deserialize(super::strict::Strict(toml::Value::Table(rest))).map_err(|e| {
             let inner = e.path().to_string();
             let p = if inner == "." || inner.is_empty() { path.to_string() } else { join(path, &inner) };
             ConfigError::new(p, super::parse::clean_serde_message(&e.inner().to_string()))
@@ -880,9 +880,14 @@ fn variant_name(v: TcpVariant) -> &'static str {
     }
 }
 
-/// Most time-series rows a run may produce (`run.duration` / `output.bin`, rounded up): bounds the
-/// memory of the series (about 250 bytes a row from the core to the data frame).
+/// Most time-series rows a run may produce (`run.duration` / `output.bin`, rounded down: one row
+/// per whole bin): bounds the memory of the series (about 250 bytes a row from the core to the data
+/// frame).
 pub const MAX_TIMESERIES_ROWS: u64 = 1_000_000;
+
+/// Fewest time-series rows: one row is a single point at the end of the run, no row an empty
+/// series; either way the plots are blank.
+pub const MIN_TIMESERIES_ROWS: u64 = 2;
 
 /// Most per-flow time-series values (per-flow columns × rows): 20 million is 160 MB of `f64` in
 /// the core and about 1 GB on its way to a data frame.
@@ -1142,13 +1147,31 @@ pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> C
         }
     }
     let n_flows = flows.len();
+    let bin_given = file.output.bin.is_some();
     let bin = file.output.bin.get_or_insert(Duration(Dur::from_millis(100))).0;
     if bin == Dur::ZERO {
         return err("output.bin", "must be positive");
     }
-    let rows = duration.0.div_ceil(bin.0);
+    // One row per whole bin, at its end: the time after the last whole bin, when the bin does not
+    // divide the duration, is in the summary but not in the series (docs/scenarios.md, [output]).
+    let rows = duration.0 / bin.0;
+    // Only a bin the author chose: a run shorter than two default bins (a unit test's 100 ms) has
+    // always been allowed, for its summary.
+    if bin_given && rows < MIN_TIMESERIES_ROWS {
+        return err(
+            "output.bin",
+            format!(
+                "{} gives {rows} time-series row{} over run.duration {}; at least {MIN_TIMESERIES_ROWS} are needed \
+                 (with fewer the series is a point or empty and its plots are blank), so the bin must be at most {}",
+                echo_duration(Duration(bin)),
+                if rows == 1 { "" } else { "s" },
+                echo_duration(Duration(duration)),
+                echo_duration(Duration(Dur(duration.0 / MIN_TIMESERIES_ROWS))),
+            ),
+        );
+    }
     if rows > MAX_TIMESERIES_ROWS {
-        let smallest = Duration(Dur(duration.0.div_ceil(MAX_TIMESERIES_ROWS)));
+        let smallest = Duration(Dur(duration.0 / (MAX_TIMESERIES_ROWS + 1) + 1));
         return err(
             "output.bin",
             format!(
