@@ -33,12 +33,14 @@ def test_file_names_follow_the_figure_numbers_and_only_5_24_is_missing() -> None
 
 def test_class_series_means_match_the_run_summary() -> None:
     """The 1-s series over the measured window average to the summary's rates: TCP goodput in payload
-    bytes, multimedia (Proshare here, not only MPEG) and other in wire bytes."""
+    bytes delivered in order (the flows' goodput series, the summary's `app_goodput_bps`; its `goodput_bps`
+    counts payload first received in the window since 354f0bb), multimedia (Proshare here, not only MPEG)
+    and other in wire bytes."""
     res = aqmlab.run(F.representative_scenario("BULK-Proshare", "CBT", seed=2))
     ser = F.class_series(res, 0.0)
     window = ser[(ser["time_s"] > F.MEASURE_FROM_S) & (ser["time_s"] <= F.SCRIPT_END_S)]
     f = res.flows
-    for col, kinds, field in (("tcp_goodput_KBps", ["tcp"], "goodput_bps"), ("mm_KBps", ["proshare"], "throughput_bps"),
+    for col, kinds, field in (("tcp_goodput_KBps", ["tcp"], "app_goodput_bps"), ("mm_KBps", ["proshare"], "throughput_bps"),
                               ("other_KBps", ["udp-cbr"], "throughput_bps")):
         want = f[f["kind"].isin(kinds)][field].sum() / 8 / 1024
         assert want > 0
@@ -106,7 +108,7 @@ def test_run_writes_every_figure_and_an_index(tmp_path: Path, monkeypatch: pytes
     def small(mix: str, algorithm: str, seed: int) -> dict:
         sc = script(mix, algorithm, seed)
         n = 60 if mix.startswith("HTTP") else 24
-        sc["flows"][0] |= {"count": n, "access_delay": sc["flows"][0]["access_delay"][:n]}
+        sc["flows"][0] |= {"count": n, **{k: sc["flows"][0][k][:n] for k in ("access_delay", "timer_phase")}}
         return sc
 
     monkeypatch.setattr(F, "script", small)

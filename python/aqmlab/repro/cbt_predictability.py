@@ -68,7 +68,7 @@ def cbt_queue(alloc_kbps: dict[str, float], sizes: dict[str, int], latency_s: fl
 def latency_jobs(seeds: tuple[int, ...]) -> list[Job]:
     alloc = {"tcp": 870, "mm": 205, "other": 150}
     mm = {"kind": "mpeg", "count": 4, "class": 1, "start": "30s", "stop": "210s", "access_rate": "100Mbps"}
-    return [Job(S.lab(cbt_queue(alloc, LAB_SIZES, l / 1e3), [S.bulk_group(), mm, S.blast_group()],
+    return [Job(S.lab(cbt_queue(alloc, LAB_SIZES, l / 1e3), [S.bulk_group(seed), mm, S.blast_group()],
                       start_s=95, end_s=145, seed=seed), {"target_ms": l, "seed": seed})
             for l in TARGETS_MS for seed in seeds]
 
@@ -82,7 +82,7 @@ def ramp_flows() -> list[dict[str, Any]]:
 def ramp_scenario(seed: int) -> dict[str, Any]:
     mm = {"kind": "mpeg", "count": 8, "class": 1, "start": "42s", "stop": "515s", "access_rate": "100Mbps"}
     queue = cbt_queue({"tcp": 575, "mm": 150, "other": 500}, LAB_SIZES, 0.1)
-    return S.lab(queue, [S.bulk_group(), mm] + ramp_flows(), start_s=20, end_s=450, seed=seed, per_flow=True)
+    return S.lab(queue, [S.bulk_group(seed), mm] + ramp_flows(), start_s=20, end_s=450, seed=seed, per_flow=True)
 
 
 def plateau_scenario(seed: int, *, instant_tcp: bool = False) -> dict[str, Any]:

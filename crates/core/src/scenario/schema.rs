@@ -411,6 +411,10 @@ pub struct FlowParams {
     /// Retransmission timer fires on ticks of `timer_granularity` (BSD slow timer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coarse_timer: Option<bool>,
+    /// With `coarse_timer`: offset of the sender host's tick grid (ticks at phase + k·G), one value
+    /// or one per flow, each below `timer_granularity`; flows of one host share its phase. Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_phase: Option<OneOrMany<Duration>>,
     /// Duplicate-ACK threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_threshold: Option<u32>,

@@ -306,6 +306,8 @@ pub struct FlowSpec {
     pub label: crate::qdisc::FlowLabel,
     /// TCP application-limited source: payload bits/s the application writes (`app_rate`).
     pub app_rate_bps: Option<f64>,
+    /// TCP with `coarse_timer`: offset of the sender host's tick grid (`timer_phase`), below G.
+    pub timer_phase: Dur,
 }
 
 /// Which browser and slot an HTTP flow is.
@@ -506,6 +508,7 @@ const TCP_KEYS: &[&str] = &[
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "halve_at_every_timeout", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "size",
     "size_dist", "repeat",
     "app_rate", "resume",
+    "timer_phase",
 ];
 /// Keys of `kind = "http"`: the TCP keys of its connection slots (no transfer plan) and its own.
 const HTTP_ALLOWED: &[&str] = &[
@@ -515,6 +518,7 @@ const HTTP_ALLOWED: &[&str] = &[
     "coarse_timer", "dupack_threshold", "sack", "timestamps", "ecn", "ecn_retransmit_ect", "ecn_style", "integer_ssthresh", "halve_at_every_timeout", "restart_after_idle", "restart_timer_on_fast_retransmit", "restart_timer_on_head_retransmit", "keep_sack_after_timeout", "new_ack_clears_backoff", "ns3_reno_sack", "ns3_sack_recovery", "ssthresh_from_pipe", "pacing", "distributions", "start_mode", "parallel", "think_mean",
     "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction", "primary_tail_min",
     "primary_tail_shape", "embedded_mean", "embedded_median", "embedded_sigma", "object_max", "request_delay",
+    "timer_phase",
 ];
 const HTTP_KEYS: &[&str] = &[
     "distributions", "start_mode", "parallel", "think_mean", "think_shape", "think_max", "primary_median", "primary_sigma", "primary_tail_fraction",
@@ -548,6 +552,23 @@ fn check_list_len<T>(v: &Option<OneOrMany<T>>, count: usize, path: &str) -> Conf
         }
     }
     Ok(())
+}
+
+/// `timer_phase` offsets the coarse timer's grid: it needs `coarse_timer` and each value below G.
+fn check_timer_phase(f: &FlowParams, cfg: &TcpConfig, path: &str) -> ConfigResult<()> {
+    let Some(phases) = &f.timer_phase else { return Ok(()) };
+    let key = join(path, "timer_phase");
+    if !cfg.coarse_timer {
+        return err(key, "needs coarse_timer = true (it offsets the coarse timer's tick grid)");
+    }
+    let values: Vec<Dur> = match phases {
+        OneOrMany::One(d) => vec![d.0],
+        OneOrMany::Many(ds) => ds.iter().map(|d| d.0).collect(),
+    };
+    match values.into_iter().find(|&p| p >= cfg.timer_granularity) {
+        Some(p) => err(key, format!("must be below timer_granularity ({}), got {p}", cfg.timer_granularity)),
+        None => Ok(()),
+    }
 }
 
 fn tcp_config(f: &mut FlowParams, path: &str) -> ConfigResult<TcpConfig> {
@@ -1004,6 +1025,7 @@ pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> C
         }
         check_list_len(&f.access_delay, count, &join(&path, "access_delay"))?;
         check_list_len(&f.receiver_access_delay, count, &join(&path, "receiver_access_delay"))?;
+        check_list_len(&f.timer_phase, count, &join(&path, "timer_phase"))?;
         let direction = *f.direction.get_or_insert(Direction::Forward);
         let start = f.start.get_or_insert(Duration(Dur::ZERO)).0;
         let jitter = f.start_jitter.map(|d| d.0).unwrap_or(Dur::ZERO);
@@ -1062,6 +1084,7 @@ pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> C
         let mut transfers = None;
         let (kind, variant) = if is_tcp {
             let mut cfg = tcp_config(f, &path)?;
+            check_timer_phase(f, &cfg, &path)?;
             if f.kind == "http" {
                 http_models.push(http_model(f, cfg.mss, &path)?);
             }
@@ -1139,6 +1162,7 @@ pub fn validate(mut file: ScenarioFile, base_dir: Option<&std::path::Path>) -> C
                     delay_hint,
                     app_rate_bps,
                     label,
+                    timer_phase: pick(&f.timer_phase, i, Duration(Dur::ZERO)).0,
                 });
             }
             if f.kind == "http" {

@@ -104,6 +104,7 @@ impl<'s> World<'s> {
                         cfg: c as u16,
                         sender: {
                             let mut s = TcpSender::new(i as u32, &sc.tcp_configs[c]);
+                            s.set_timer_phase(f.timer_phase);
                             // BBR's random PROBE_BW phase; other flows draw nothing (streams unchanged).
                             if sc.tcp_configs[c].congestion_control == CongestionControl::Bbr {
                                 s.seed_congestion_control(rand::RngCore::next_u64(&mut rng));

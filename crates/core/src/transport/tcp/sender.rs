@@ -161,6 +161,11 @@ pub struct TcpSender {
     rto_at: Time,
     /// When the retransmission timer was last started.
     rto_armed_at: Time,
+    /// Offset of this host's coarse-timer tick grid: with `coarse_timer`, the retransmission timer
+    /// expires only at `timer_phase + k·timer_granularity` (each BSD host runs its own 500-ms
+    /// `tcp_slowtimo` clock from its own boot, so hosts tick out of phase); zero: ticks at k·G.
+    /// Invariant: `timer_phase < timer_granularity` (checked at configuration time).
+    timer_phase: Dur,
     /// `stats.cwnd_seg_ns` covers time up to here.
     integrated_to: Time,
     /// ECN: no further reduction until `snd_una` passes this (once per window, RFC 3168 §6.1.2).
@@ -228,6 +233,7 @@ impl TcpSender {
             timed: None,
             rto_at: Time::NEVER,
             rto_armed_at: Time::ZERO,
+            timer_phase: Dur::ZERO,
             integrated_to: Time::NEVER,
             ecn_recover: 0,
             cwr_pending: false,
@@ -345,6 +351,7 @@ impl TcpSender {
             app_limit: self.app_limit,
             integrated_to: now,
             stats: self.stats,
+            timer_phase: self.timer_phase,
             ..fresh
         };
         if let Some(board) = self.reno_board.as_deref_mut() {
@@ -1185,12 +1192,20 @@ impl TcpSender {
     fn arm_timer(&mut self, cfg: &TcpConfig, now: Time) {
         let mut at = now + self.rtt.rto(cfg);
         if cfg.coarse_timer {
-            // BSD slow timer: expiries happen only on ticks of G, so round the deadline up.
+            // BSD slow timer: expiries happen only on this host's ticks, phase + k·G, so round the
+            // deadline up to the next of them.
             let g = cfg.timer_granularity.0.max(1);
-            at = Time(at.0.div_ceil(g) * g);
+            let phase = self.timer_phase.0 % g;
+            at = Time(at.0.saturating_sub(phase).div_ceil(g) * g + phase);
         }
         self.rto_at = at;
         self.rto_armed_at = now;
+    }
+
+    /// Sets the offset of this sender's coarse-timer tick grid (`timer_phase` of the flow; see the
+    /// field). Kept across transfers: the grid is the host's clock, not the connection's.
+    pub fn set_timer_phase(&mut self, phase: Dur) {
+        self.timer_phase = phase;
     }
 
     /// When `on_timer` should next be called.

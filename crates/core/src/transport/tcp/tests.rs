@@ -591,6 +591,23 @@ fn coarse_timer_fires_on_ticks() {
     assert_eq!(s.next_wakeup(), Some(ms(1500))); // 130 + 1000 rounded up to a 500 ms tick
 }
 
+/// Each host ticks on its own grid (Parris 2001 App. A: 5 server hosts, each its own slow timer):
+/// with phase 200 ms the ticks are at 200, 700, 1200, 1700 ms, so 130 + 1000 expires at 1200
+/// (1500 on the zero-phase grid); a phase is kept across transfers (it is the host's clock).
+#[test]
+fn coarse_timer_fires_on_the_hosts_own_ticks() {
+    let c = TcpConfig { coarse_timer: true, timer_granularity: Dur::from_millis(500), ..cfg(TcpVariant::Reno) };
+    let mut s = TcpSender::new(0, &c);
+    s.set_timer_phase(Dur::from_millis(200));
+    let mut out = Vec::new();
+    s.start(&c, ms(130), &mut out);
+    assert_eq!(s.next_wakeup(), Some(ms(1200)));
+    let mut t = TcpSender::new(0, &c);
+    t.set_timer_phase(Dur::from_millis(200));
+    t.begin_transfer_bytes(&c, ms(0), 1000, &mut out);
+    assert_eq!(t.next_wakeup(), Some(ms(1200))); // 0 + 1000 → the tick at 1200, not 1000
+}
+
 #[test]
 fn receiver_delays_acks_to_every_second_segment_or_the_timeout() {
     let c = TcpConfig { delayed_ack: DelayedAck { count: 2, timeout: Dur::from_millis(200) }, ..cfg(TcpVariant::NewReno) };
