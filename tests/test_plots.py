@@ -22,12 +22,13 @@ def result() -> aqmlab.api.Result:
 
 
 def test_per_bin_goodput_is_the_measured_window_only(result) -> None:
-    """4 s after a 2 s warm-up in 100 ms bins: 40 bins, whose mean is each flow's goodput (a bin from
-    the warm-up would pull the mean of a flow that starts late)."""
+    """4 s after a 2 s warm-up in 100 ms bins: 40 bins, whose mean is each flow's in-order delivery,
+    `app_goodput_bps`, as the bins count it (a bin from the warm-up would pull the mean of a flow that
+    starts late)."""
     bins = per_bin_goodput(result)
     assert list(bins.columns) == list(result.flows["id"])
     assert len(bins) == 40
-    goodput = result.flows.set_index("id")["goodput_bps"]
+    goodput = result.flows.set_index("id")["app_goodput_bps"]
     for fid in bins.columns:
         assert bins[fid].mean() == pytest.approx(goodput[fid], rel=1e-9), fid
 

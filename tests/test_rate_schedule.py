@@ -55,7 +55,10 @@ def test_tcp_fills_each_rate_of_the_schedule(fifo, codel) -> None:
     for start, end, rate in [(3, 8, 10e6), (10, 14, 2e6), (16, 20, 10e6)]:
         assert _total_goodput(codel, start, end) == pytest.approx(rate * payload, rel=0.03), (start, end)
     assert fifo.queues.iloc[0]["utilization"] > 0.99
-    assert fifo.aggregate["goodput_bps"] <= (6 * 10e6 + 6 * 2e6 + 6 * 10e6) / 18 * payload
+    # Payload first received cannot exceed what the link carried; here the busy link carried only
+    # unique data, so the two are equal (to the last bit of a double).
+    carried = (6 * 10e6 + 6 * 2e6 + 6 * 10e6) / 18 * payload
+    assert fifo.aggregate["goodput_bps"] <= carried or fifo.aggregate["goodput_bps"] == pytest.approx(carried, rel=1e-12)
 
 
 def test_a_drop_in_capacity_bloats_a_fifo_and_codel_drains_it(fifo, codel) -> None:
