@@ -5,7 +5,7 @@
 ...                   "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
 ...                   "flows": [{"kind": "tcp", "count": 2}]})
 >>> sorted(res.flows.columns)[:3]
-['acks_sent', 'class', 'completion_s']
+['acks_sent', 'app_goodput_bps', 'class']
 """
 
 from __future__ import annotations
