@@ -81,24 +81,30 @@ class Run:
     retransmits: int = 0  # retransmitted packets (the profile cases report them)
 
 
+def _parse_ns2(text: str, n_flows: int, label: str, *, with_retransmits: bool = False) -> Run:
+    """A run of one of the validation/ns2 scripts from its stdout: a line per flow
+    (`flow <i> <goodput_bps> <timeouts> <retransmitted packets>`), `queue <arrivals> <drops>` and
+    `qmean <packets>`. ns-2 prints a warning per packet for the 0-byte header on the same stdout,
+    so only these lines are read."""
+    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
+    queue_line = re.search(r"queue (\d+) (\d+)", text)
+    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
+    if len(flows) != n_flows or queue_line is None or qmean is None:
+        raise AqmlabError(f"ns-2 output for {label} is incomplete: {len(flows)} of {n_flows} flow lines"
+                          + ("" if qmean else ", no qmean line"))
+    arrivals, drops = (int(x) for x in queue_line.groups())
+    retransmits = sum(int(r) for _, _, _, r in flows) if with_retransmits else 0
+    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
+               float(qmean.group(1)), retransmits)
+
+
 def run_ns2(exp: W.Experiment, queue: str, seed: int) -> Run:
     """Runs `exp` in ns-2 and parses its per-flow and queue lines."""
     kind, limit = ("rem", REM_LIMITS[queue]) if queue in REM_LIMITS else (queue, PROFILE.limit)
     args = [ns_binary(), str(SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", kind, str(limit),
             f"{PROFILE.min_th:g}", f"{PROFILE.max_th:g}", f"{PROFILE.max_p:g}", *(f"{d:.6g}" for d in exp.access_ms)]
-    proc = subprocess.run(args, capture_output=True, check=True)
-    # ns-2 prints a warning per packet for the 0-byte header on the same stdout: keep our lines.
-    text = proc.stdout.decode("latin-1")
-    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
-    queue_line = re.search(r"queue (\d+) (\d+)", text)
-    if len(flows) != len(exp.access_ms) or queue_line is None:
-        raise AqmlabError(f"ns-2 output for {exp.name}/{queue} seed {seed} is incomplete: {len(flows)} flow lines")
-    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
-    if qmean is None:
-        raise AqmlabError(f"ns-2 output for {exp.name}/{queue} seed {seed} has no qmean line")
-    arrivals, drops = (int(x) for x in queue_line.groups())
-    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
-               float(qmean.group(1)))
+    text = subprocess.run(args, capture_output=True, check=True).stdout.decode("latin-1")
+    return _parse_ns2(text, len(exp.access_ms), f"{exp.name}/{queue} seed {seed}")
 
 
 def run_aqmlab(exp: W.Experiment, queue: str, seed: int) -> Run:
@@ -249,14 +255,7 @@ def run_ns2_pi(exp: PiExperiment, seed: int) -> Run:
     args = [ns_binary(), str(PI_SCRIPT), str(seed), f"{exp.duration_s:g}", f"{exp.warmup_s:g}", str(exp.n_flows),
             f"{exp.bottleneck_mbps:g}"]
     text = subprocess.run(args, capture_output=True, check=True).stdout.decode("latin-1")
-    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
-    queue_line = re.search(r"queue (\d+) (\d+)", text)
-    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
-    if len(flows) != exp.n_flows or queue_line is None or qmean is None:
-        raise AqmlabError(f"ns-2 output for {exp.name}/pi seed {seed} is incomplete: {len(flows)} flow lines")
-    arrivals, drops = (int(x) for x in queue_line.groups())
-    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
-               float(qmean.group(1)))
+    return _parse_ns2(text, exp.n_flows, f"{exp.name}/pi seed {seed}")
 
 
 def pi_scenario(exp: PiExperiment, seed: int, *, restart_timer: bool = True) -> dict:
@@ -346,14 +345,7 @@ def run_ns2_profile(case: ProfileCase, seed: int) -> Run:
             str(int(case.ecn)), f"{case.bottleneck_mbps:g}", f"{case.bottleneck_ms:g}", case.queue, str(case.limit),
             f"{case.min_th:g}", f"{case.max_th:g}", f"{case.max_p:g}", *(f"{d:.6g}" for d in case.access_ms)]
     text = subprocess.run(args, capture_output=True, check=True).stdout.decode("latin-1")
-    flows = re.findall(r"flow (\d+) ([0-9.e+]+) (\d+) (\d+)", text)
-    queue_line = re.search(r"queue (\d+) (\d+)", text)
-    qmean = re.search(r"qmean ([0-9.e+-]+)", text)
-    if len(flows) != case.n_flows or queue_line is None or qmean is None:
-        raise AqmlabError(f"ns-2 output for {case.name} seed {seed} is incomplete: {len(flows)} flow lines")
-    arrivals, drops = (int(x) for x in queue_line.groups())
-    return Run(np.array([float(g) for _, g, _, _ in flows]), sum(int(t) for _, _, t, _ in flows), drops / arrivals,
-               float(qmean.group(1)), sum(int(r) for _, _, _, r in flows))
+    return _parse_ns2(text, case.n_flows, f"{case.name} seed {seed}", with_retransmits=True)
 
 
 def profile_scenario(case: ProfileCase, seed: int, **tcp: Any) -> dict[str, Any]:
